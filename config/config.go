@@ -1,0 +1,212 @@
+// Package config loads iot-benchmark style config.properties files into a
+// typed Config: defaults, old key names, environment and --set overrides,
+// validation with messages a user can act on, and a printable dump with
+// secrets masked.
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Out-of-order modes (OUT_OF_ORDER_MODE).
+const (
+	OutOfOrderPoisson = "POISSON"
+	OutOfOrderBatch   = "BATCH"
+)
+
+// Device-to-group strategies (SG_STRATEGY).
+const (
+	StrategyMod  = "mod"
+	StrategyHash = "hash"
+	StrategyDiv  = "div"
+)
+
+// NumOperations is the number of weights in OPERATION_PROPORTION:
+// INGESTION then Q1..Q12.
+const NumOperations = 13
+
+// NumDataTypes is the number of weights in INSERT_DATATYPE_PROPORTION:
+// BOOLEAN, INT32, INT64, FLOAT, DOUBLE, TEXT, STRING, BLOB, TIMESTAMP, DATE, OBJECT.
+const NumDataTypes = 11
+
+// Config is the validated, typed configuration of one run. Field comments
+// name the key; docs/config.md (generated from the key table) explains them.
+type Config struct {
+	// Connection.
+	DBSwitch string   // DB_SWITCH
+	Hosts    []string // HOST
+	Ports    []int    // PORT
+	Username string   // USERNAME
+	Password string   // PASSWORD (never printed)
+	DBName   string   // DB_NAME
+	Token    string   // TOKEN (never printed)
+
+	// Run control.
+	DeleteData        bool  // IS_DELETE_DATA
+	InitWaitMS        int64 // INIT_WAIT_TIME
+	CreateSchema      bool  // CREATE_SCHEMA
+	Loop              int64 // LOOP
+	TestMaxTimeMS     int64 // TEST_MAX_TIME
+	BenchmarkCluster  bool  // BENCHMARK_CLUSTER
+	BenchmarkIndex    int   // BENCHMARK_INDEX
+	LogPrintInterval  int   // LOG_PRINT_INTERVAL (seconds)
+	WriteTimeoutMS    int64 // WRITE_OPERATION_TIMEOUT_MS
+	ReadTimeoutMS     int64 // READ_OPERATION_TIMEOUT_MS
+	SchemaClients     int   // SCHEMA_CLIENT_NUMBER
+	DataClients       int   // DATA_CLIENT_NUMBER
+	ClientBind        bool  // IS_CLIENT_BIND
+	OpMinIntervalMS   int64 // OP_MIN_INTERVAL (-1 resolved to POINT_STEP)
+	OpMinIntervalRand bool  // OP_MIN_INTERVAL_RANDOM
+	BatchIntervalMS   int64 // INTERVAL_BETWEEN_WRITE_BATCH
+
+	// Data model.
+	Devices           int        // DEVICE_NUMBER
+	Sensors           int        // SENSOR_NUMBER
+	Groups            int        // GROUP_NUMBER
+	SGStrategy        string     // SG_STRATEGY
+	GroupPrefix       string     // GROUP_NAME_PREFIX
+	DevicePrefix      string     // DEVICE_NAME_PREFIX
+	SensorPrefix      string     // SENSOR_NAME_PREFIX
+	RealInsertRate    float64    // REAL_INSERT_RATE
+	TypeProportion    []float64  // INSERT_DATATYPE_PROPORTION (11 weights)
+	StringLength      int        // STRING_LENGTH
+	DoubleLength      int        // DOUBLE_LENGTH
+	FunctionRatios    [5]float64 // LINE, SIN, SQUARE, RANDOM, CONSTANT _RATIO
+	DataSeed          int64      // DATA_SEED
+	SensorTSAlignment bool       // IS_SENSOR_TS_ALIGNMENT
+
+	// Timestamps and batches.
+	StartTime          time.Time // START_TIME
+	PointStep          int64     // POINT_STEP (precision units)
+	TimestampPrecision string    // TIMESTAMP_PRECISION: ms, us, ns
+	RegularFrequency   bool      // IS_REGULAR_FREQUENCY
+	BatchSize          int       // BATCH_SIZE_PER_WRITE
+	DevicesPerWrite    int       // DEVICE_NUM_PER_WRITE
+
+	// Out of order.
+	OutOfOrder      bool    // IS_OUT_OF_ORDER
+	OutOfOrderMode  string  // OUT_OF_ORDER_MODE
+	OutOfOrderRatio float64 // OUT_OF_ORDER_RATIO
+	Lambda          float64 // LAMBDA
+	MaxK            int     // MAX_K
+
+	// Operations and queries.
+	OperationProportion []float64 // OPERATION_PROPORTION (13 weights)
+	QueryDevices        int       // QUERY_DEVICE_NUM
+	QuerySensors        int       // QUERY_SENSOR_NUM
+	QueryInterval       int64     // QUERY_INTERVAL (precision units)
+	StepSize            int64     // STEP_SIZE
+	QueryLowerValue     float64   // QUERY_LOWER_VALUE
+	GroupByTimeUnit     int64     // GROUP_BY_TIME_UNIT (precision units)
+	QueryAggregateFun   string    // QUERY_AGGREGATE_FUN
+	QuerySeed           int64     // QUERY_SEED
+	RecentQuery         bool      // IS_RECENT_QUERY
+	FixedQuery          bool      // ENABLE_FIXED_QUERY
+	ResultRowLimit      int64     // RESULT_ROW_LIMIT
+	AlignByDevice       bool      // ALIGN_BY_DEVICE
+
+	// IoTDB schema (read now, used by the IoTDB adapter).
+	Compressor    string            // COMPRESSOR
+	Encodings     map[string]string // ENCODING_<TYPE>
+	Vector        bool              // VECTOR
+	Template      bool              // TEMPLATE
+	TemplateName  string            // TEMPLATE_NAME
+	ThriftCompr   bool              // ENABLE_THRIFT_COMPRESSION
+	RPCCompr      bool              // ENABLE_IOTDB_RPC_COMPRESSION
+	SessionPool   int               // IOTDB_SESSION_POOL_SIZE
+	UseSSL        bool              // USE_SSL
+	TrustStore    string            // TRUST_STORE_PATH
+	TrustStorePwd string            // TRUST_STORE_PWD (never printed)
+
+	// tsbench additions.
+	ResultsDir string // RESULTS_DIR
+	SQLitePath string // SQLITE_PATH
+	Verify     bool   // VERIFY
+
+	// Set records which keys were given explicitly (file, environment or
+	// --set), by upper-case name. Defaults are not in it.
+	Set map[string]bool
+
+	// values holds the effective text of every key, for the dump and the
+	// run record.
+	values map[string]string
+}
+
+// Precision returns how many timestamp units make one millisecond.
+func (c *Config) Precision() int64 {
+	switch c.TimestampPrecision {
+	case "us":
+		return 1000
+	case "ns":
+		return 1000000
+	}
+	return 1
+}
+
+// StartUnits is START_TIME in timestamp-precision units.
+func (c *Config) StartUnits() int64 {
+	return c.StartTime.UnixMilli() * c.Precision()
+}
+
+// HasWrites reports whether OPERATION_PROPORTION gives ingestion any weight.
+func (c *Config) HasWrites() bool { return c.OperationProportion[0] > 0 }
+
+// HasQueries reports whether any query family Q1..Q12 has weight.
+func (c *Config) HasQueries() bool {
+	for _, w := range c.OperationProportion[1:] {
+		if w > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// FirstDeviceIndex is the id of this instance's first device
+// (BENCHMARK_CLUSTER with BENCHMARK_INDEX: instance i takes ids i*D..i*D+D-1).
+func (c *Config) FirstDeviceIndex() int {
+	if c.BenchmarkCluster {
+		return c.BenchmarkIndex * c.Devices
+	}
+	return 0
+}
+
+// Error is a configuration problem: which key, which value, what is wrong and
+// what would be valid. Its message is one sentence a user can act on.
+type Error struct {
+	Key   string
+	Value string
+	Msg   string
+	Valid string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		if e.Value != "" || e.Msg == "" {
+			fmt.Fprintf(&b, "=%s", e.Value)
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Valid != "" {
+		b.WriteString(" (valid: ")
+		b.WriteString(e.Valid)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Errors is every problem found in one load, reported together so a user
+// fixes a file in one pass.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}

@@ -1,0 +1,292 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func load(t *testing.T, text string, sets ...string) (*Loaded, error) {
+	t.Helper()
+	return Load(Source{Data: []byte(text), Sets: sets, NoEnv: true})
+}
+
+func mustLoad(t *testing.T, text string, sets ...string) *Loaded {
+	t.Helper()
+	l, err := load(t, text, sets...)
+	if err != nil {
+		t.Fatalf("load %q: %v", text, err)
+	}
+	return l
+}
+
+func TestDefaultsMatchIoTBenchmark(t *testing.T) {
+	c := Defaults()
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"DEVICE_NUMBER", c.Devices, 6000},
+		{"SENSOR_NUMBER", c.Sensors, 200},
+		{"DATA_CLIENT_NUMBER", c.DataClients, 20},
+		{"LOOP", c.Loop, int64(100)},
+		{"BATCH_SIZE_PER_WRITE", c.BatchSize, 100},
+		{"POINT_STEP", c.PointStep, int64(5000)},
+		{"QUERY_INTERVAL", c.QueryInterval, int64(250000)},
+		{"STEP_SIZE", c.StepSize, int64(1)},
+		{"GROUP_BY_TIME_UNIT", c.GroupByTimeUnit, int64(20000)},
+		{"QUERY_SEED", c.QuerySeed, int64(151658)},
+		{"DATA_SEED", c.DataSeed, int64(666)},
+		{"OUT_OF_ORDER_RATIO", c.OutOfOrderRatio, 0.5},
+		{"START_TIME", c.StartTime.UnixMilli(), int64(1640966400000)},
+		{"DB_SWITCH", c.DBSwitch, "SQLite"},
+		{"WRITE_OPERATION_TIMEOUT_MS", c.WriteTimeoutMS, int64(120000)},
+		{"READ_OPERATION_TIMEOUT_MS", c.ReadTimeoutMS, int64(300000)},
+	}
+	for _, ch := range checks {
+		if ch.got != ch.want {
+			t.Errorf("%s default = %v, want %v", ch.name, ch.got, ch.want)
+		}
+	}
+}
+
+func TestSeparatorStyles(t *testing.T) {
+	for _, text := range []string{
+		"LOOP=7\nDEVICE_NUMBER=3\n",
+		"LOOP: 7\nDEVICE_NUMBER: 3\n",
+		"LOOP 7\nDEVICE_NUMBER 3\n",
+		"LOOP = 7   \n# comment\n! other comment\nDEVICE_NUMBER   3\n",
+	} {
+		l := mustLoad(t, text+"DATA_CLIENT_NUMBER=1\n")
+		if l.Config.Loop != 7 || l.Config.Devices != 3 {
+			t.Errorf("%q: LOOP=%d DEVICE_NUMBER=%d, want 7 and 3", text, l.Config.Loop, l.Config.Devices)
+		}
+	}
+}
+
+func TestLegacyKeys(t *testing.T) {
+	cases := []struct {
+		text  string
+		check func(c *Config) bool
+		note  string
+	}{
+		{"CLIENT_NUMBER=4", func(c *Config) bool { return c.DataClients == 4 && c.SchemaClients == 4 }, "CLIENT_NUMBER is an old name; using it as SCHEMA_CLIENT_NUMBER=4 and DATA_CLIENT_NUMBER=4"},
+		{"BATCH_SIZE=10", func(c *Config) bool { return c.BatchSize == 10 }, "BATCH_SIZE is an old name; using it as BATCH_SIZE_PER_WRITE=10"},
+		{"CACHE_NUM=12", func(c *Config) bool { return c.BatchSize == 12 }, "CACHE_NUM is an old name; using it as BATCH_SIZE_PER_WRITE=12"},
+		{"IS_OVERFLOW=true", func(c *Config) bool { return c.OutOfOrder }, "IS_OVERFLOW is an old name; using it as IS_OUT_OF_ORDER=true"},
+		{"OVERFLOW_MODE=0", func(c *Config) bool { return c.OutOfOrderMode == OutOfOrderPoisson }, "OVERFLOW_MODE is an old name; using it as OUT_OF_ORDER_MODE=POISSON (tsbench's algorithms differ from the 2019-2021 ones, see docs/compat.md)"},
+		{"OVERFLOW_MODE=1", func(c *Config) bool { return c.OutOfOrderMode == OutOfOrderBatch }, "OVERFLOW_MODE is an old name; using it as OUT_OF_ORDER_MODE=BATCH (tsbench's algorithms differ from the 2019-2021 ones, see docs/compat.md)"},
+		{"OVERFLOW_RATIO=0.3", func(c *Config) bool { return c.OutOfOrderRatio == 0.3 }, "OVERFLOW_RATIO is an old name; using it as OUT_OF_ORDER_RATIO=0.3"},
+		{"OUT_OF_ORDER_MODE=1", func(c *Config) bool { return c.OutOfOrderMode == OutOfOrderBatch }, "OUT_OF_ORDER_MODE=1 is an old value; using it as OUT_OF_ORDER_MODE=BATCH"},
+		{"OUT_OF_ORDER_MODE=0", func(c *Config) bool { return c.OutOfOrderMode == OutOfOrderPoisson }, "OUT_OF_ORDER_MODE=0 is an old value; using it as OUT_OF_ORDER_MODE=POISSON"},
+		{"IS_RANDOM_TIMESTAMP_INTERVAL=true", func(c *Config) bool { return !c.RegularFrequency }, "IS_RANDOM_TIMESTAMP_INTERVAL is an old name; using it as IS_REGULAR_FREQUENCY=false (inverted)"},
+		{"IS_RANDOM_TIMESTAMP_INTERVAL=false", func(c *Config) bool { return c.RegularFrequency }, "IS_RANDOM_TIMESTAMP_INTERVAL is an old name; using it as IS_REGULAR_FREQUENCY=true (inverted)"},
+		{"QUERY_LOWER_LIMIT=3.5", func(c *Config) bool { return c.QueryLowerValue == 3.5 }, "QUERY_LOWER_LIMIT is an old name; using it as QUERY_LOWER_VALUE=3.5"},
+		{"TIME_UNIT=1000", func(c *Config) bool { return c.GroupByTimeUnit == 1000 }, "TIME_UNIT is an old name; using it as GROUP_BY_TIME_UNIT=1000"},
+		{"OP_INTERVAL=20", func(c *Config) bool { return c.OpMinIntervalMS == 20 }, "OP_INTERVAL is an old name; using it as OP_MIN_INTERVAL=20"},
+		{"OP_INTERVAL=-1", func(c *Config) bool { return c.OpMinIntervalMS == 5000 }, "OP_INTERVAL is an old name; using it as OP_MIN_INTERVAL=-1"},
+		{"NUMBER_OF_DECIMAL_DIGIT=4", func(c *Config) bool { return c.DoubleLength == 4 }, "NUMBER_OF_DECIMAL_DIGIT is an old name; using it as DOUBLE_LENGTH=4"},
+		{"INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1", func(c *Config) bool { return len(c.TypeProportion) == 11 && c.TypeProportion[5] == 1 && c.TypeProportion[6] == 0 },
+			"INSERT_DATATYPE_PROPORTION has 6 fields, an old form; using it as INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:0:0:0:0:0"},
+		{"INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0", func(c *Config) bool { return len(c.TypeProportion) == 11 && c.TypeProportion[4] == 1 },
+			"INSERT_DATATYPE_PROPORTION has 10 fields, an old form; using it as INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0"},
+		{"OPERATION_PROPORTION=1:1:1:0:0:0:0:0:0", func(c *Config) bool { return len(c.OperationProportion) == 13 && c.OperationProportion[2] == 1 },
+			"OPERATION_PROPORTION has 9 fields, an old form; using it as OPERATION_PROPORTION=1:1:1:0:0:0:0:0:0:0:0:0:0"},
+	}
+	for _, tc := range cases {
+		l := mustLoad(t, "DEVICE_NUMBER=100\n"+tc.text)
+		if !tc.check(l.Config) {
+			t.Errorf("%s: mapped wrongly: %+v", tc.text, l.Config)
+		}
+		if len(l.Notes) != 1 || l.Notes[0] != tc.note {
+			t.Errorf("%s: notes = %q, want [%q]", tc.text, l.Notes, tc.note)
+		}
+	}
+}
+
+func TestNewNameWinsOverOld(t *testing.T) {
+	l := mustLoad(t, "BATCH_SIZE=10\nBATCH_SIZE_PER_WRITE=50\nDEVICE_NUMBER=2\nDATA_CLIENT_NUMBER=1")
+	if l.Config.BatchSize != 50 {
+		t.Fatalf("BATCH_SIZE_PER_WRITE = %d, want 50 (new name wins)", l.Config.BatchSize)
+	}
+	want := "BATCH_SIZE_PER_WRITE=50 and its old name BATCH_SIZE=10 are both set; using BATCH_SIZE_PER_WRITE=50"
+	if !contains(l.Warnings, want) {
+		t.Fatalf("warnings = %q, want %q", l.Warnings, want)
+	}
+}
+
+func TestUnknownKeySuggestsNearest(t *testing.T) {
+	l := mustLoad(t, "BATCH_SIZE_PER_WRTE=5\nDEVICE_NUMBER=2\nDATA_CLIENT_NUMBER=1")
+	want := "BATCH_SIZE_PER_WRTE is not a key tsbench knows; ignored (did you mean BATCH_SIZE_PER_WRITE?)"
+	if !contains(l.Warnings, want) {
+		t.Fatalf("warnings = %q, want %q", l.Warnings, want)
+	}
+}
+
+func TestIgnoredKeys(t *testing.T) {
+	l := mustLoad(t, "CSV_OUTPUT=true\nDEVICE_NUMBER=2\nDATA_CLIENT_NUMBER=1")
+	if !contains(l.Warnings, "CSV_OUTPUT has no effect in tsbench: results are saved as run records under RESULTS_DIR") {
+		t.Fatalf("warnings = %q", l.Warnings)
+	}
+	_, err := load(t, "IS_DOUBLE_WRITE=true")
+	wantErr(t, err, "IS_DOUBLE_WRITE=true: is not supported: double writes are not supported; run tsbench once per database and use compare (valid: false)")
+}
+
+func TestValidationRules(t *testing.T) {
+	base := "DEVICE_NUMBER=10\nSENSOR_NUMBER=6\nDATA_CLIENT_NUMBER=2\n"
+	cases := []struct{ text, want string }{
+		{"LOOP=abc", "LOOP=abc: not a whole number (valid: ≥ 0)"},
+		{"LOOP=-1", "LOOP=-1: out of range (valid: ≥ 0)"},
+		{"BATCH_SIZE_PER_WRITE=0", "BATCH_SIZE_PER_WRITE=0: out of range (valid: 1..16777216)"},
+		{"POINT_STEP=0", "POINT_STEP=0: out of range (valid: ≥ 1)"},
+		{"IS_OUT_OF_ORDER=yes", "IS_OUT_OF_ORDER=yes: not true or false (valid: true or false)"},
+		{"OUT_OF_ORDER_MODE=SHUFFLE", "OUT_OF_ORDER_MODE=SHUFFLE: unknown value (valid: POISSON, BATCH)"},
+		{"OUT_OF_ORDER_RATIO=1.5", "OUT_OF_ORDER_RATIO=1.5: out of range (valid: 0..1)"},
+		{"SG_STRATEGY=modulo", "SG_STRATEGY=modulo: unknown value (valid: mod, hash, div)"},
+		{"TIMESTAMP_PRECISION=s", "TIMESTAMP_PRECISION=s: unknown value (valid: ms, us, ns)"},
+		{"START_TIME=yesterday", "START_TIME=yesterday: not an ISO-8601 time (valid: ISO-8601 such as 2022-01-01T00:00:00+08:00 (no offset means UTC), or epoch milliseconds)"},
+		{"INSERT_DATATYPE_PROPORTION=1:1:1", "INSERT_DATATYPE_PROPORTION=1:1:1: has 3 fields, not 11 (valid: 11 non-negative numbers separated by ':' (BOOLEAN:INT32:INT64:FLOAT:DOUBLE:TEXT:STRING:BLOB:TIMESTAMP:DATE:OBJECT))"},
+		{"INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:0:0:0:0", "INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:0:0:0:0: gives STRING a share, a type tsbench does not generate yet (valid: BOOLEAN, INT32, INT64, FLOAT, DOUBLE and TEXT weights; the last five must be 0)"},
+		{"INSERT_DATATYPE_PROPORTION=0:0:0:0:0:0:0:0:0:0:0", "INSERT_DATATYPE_PROPORTION=0:0:0:0:0:0:0:0:0:0:0: all weights are zero (valid: 11 non-negative numbers separated by ':' (BOOLEAN:INT32:INT64:FLOAT:DOUBLE:TEXT:STRING:BLOB:TIMESTAMP:DATE:OBJECT))"},
+		{"OPERATION_PROPORTION=1:-1", "OPERATION_PROPORTION=1:-1:0:0:0:0:0:0:0:0:0:0:0: field 2 (\"-1\") is not a non-negative number (valid: 13 non-negative numbers separated by ':' (INGESTION:Q1:Q2:Q3:Q4:Q5:Q6:Q7:Q8:Q9:Q10:Q11:Q12))"},
+		{"OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0:1", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0:1: has 14 fields, not 13 (valid: 13 non-negative numbers separated by ':' (INGESTION:Q1:Q2:Q3:Q4:Q5:Q6:Q7:Q8:Q9:Q10:Q11:Q12))"},
+		{"OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:1", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:1: gives Q12 (set operations) a share, which tsbench does not support (valid: the 13th weight 0)"},
+		{"LOOP=2\nOPERATION_PROPORTION=1:1:1:0:0:0:0:0:0:0:0:0:0", "LOOP=2: is smaller than the 3 operation kinds OPERATION_PROPORTION asks for, so some would never run (valid: ≥ 3)"},
+		{"GROUP_NUMBER=11", "GROUP_NUMBER=11: is larger than DEVICE_NUMBER=10, so some groups would have no device (valid: 1..10)"},
+		{"DATA_CLIENT_NUMBER=11", "DATA_CLIENT_NUMBER=11: is larger than DEVICE_NUMBER=10; with IS_CLIENT_BIND=true every client needs a device of its own (valid: 1..10, or IS_CLIENT_BIND=false)"},
+		{"DATA_CLIENT_NUMBER=0", "DATA_CLIENT_NUMBER=0: out of range (valid: 1..100000 and ≤ DEVICE_NUMBER when IS_CLIENT_BIND)"},
+		{"QUERY_DEVICE_NUM=11", "QUERY_DEVICE_NUM=11: is larger than DEVICE_NUMBER=10 (valid: 1..10)"},
+		{"QUERY_SENSOR_NUM=7", "QUERY_SENSOR_NUM=7: is larger than SENSOR_NUMBER=6 (valid: 1..6)"},
+		{"QUERY_AGGREGATE_FUN=max_by", "QUERY_AGGREGATE_FUN=max_by: is not supported (it needs two arguments) (valid: count, sum, avg, max_value, min_value)"},
+		{"HOST=a,b,c\nPORT=1,2", "PORT=1,2: has 2 ports for 3 hosts (valid: one port, or one per HOST)"},
+		{"PORT=99999", "PORT=99999: \"99999\" is not a port number (valid: comma-separated ports 1..65535, one per HOST (or one for all))"},
+		{"REAL_INSERT_RATE=0", "REAL_INSERT_RATE=0: must be above 0 (valid: > 0 and ≤ 1)"},
+		{"DB_NAME=my-db", "DB_NAME=my-db: must be letters, digits and underscores (it becomes part of table names and paths) (valid: for example test, g_, d_, s_)"},
+		{"IS_SENSOR_TS_ALIGNMENT=false", "IS_SENSOR_TS_ALIGNMENT=false: is not supported: tsbench writes every sensor of a row together (valid: true)"},
+		{"DEVICE_NUM_PER_WRITE=2", "DEVICE_NUM_PER_WRITE=2: is not supported by the adapters of this build (valid: 1)"},
+		{"LINE_RATIO=0\nSIN_RATIO=0\nSQUARE_RATIO=0\nRANDOM_RATIO=0\nCONSTANT_RATIO=0", "LINE_RATIO=0: and SIN_RATIO, SQUARE_RATIO, RANDOM_RATIO, CONSTANT_RATIO are all 0, so no sensor has a value function (valid: at least one ratio above 0)"},
+		{"BENCHMARK_INDEX=2", "BENCHMARK_INDEX=2: has no effect without BENCHMARK_CLUSTER=true (valid: 0, or set BENCHMARK_CLUSTER=true)"},
+		{"IS_OUT_OF_ORDER=true\nLAMBDA=50\nMAX_K=10", "MAX_K=10: is below LAMBDA=50, so most delays would be cut off (valid: ≥ 50)"},
+		{"OVERFLOW_MODE=2", "OVERFLOW_MODE=2: unknown out-of-order mode in this old key"},
+		{"BENCHMARK_WORK_MODE=generateDataMode", "BENCHMARK_WORK_MODE=generateDataMode: is not supported by tsbench (valid: testWithDefaultPath)"},
+		{"PASSWORD=", ""}, // an empty password is allowed
+	}
+	for _, tc := range cases {
+		_, err := load(t, base+tc.text)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%q: unexpected error %v", tc.text, err)
+			}
+			continue
+		}
+		wantErr(t, err, tc.want)
+	}
+}
+
+func TestSetOverridesFileAndEnvOverridesFile(t *testing.T) {
+	t.Setenv("TSBENCH_LOOP", "9")
+	t.Setenv("TSBENCH_PASSWORD", "s3cret")
+	l, err := Load(Source{Data: []byte("LOOP=5\nDEVICE_NUMBER=4\nDATA_CLIENT_NUMBER=1"), Sets: []string{"DEVICE_NUMBER=3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Config.Loop != 9 || l.Config.Devices != 3 || l.Config.Password != "s3cret" {
+		t.Fatalf("LOOP=%d DEVICE_NUMBER=%d PASSWORD=%q; want 9, 3 and the environment's password", l.Config.Loop, l.Config.Devices, l.Config.Password)
+	}
+	_, err = Load(Source{Sets: []string{"LOOP"}, NoEnv: true})
+	wantErr(t, err, "--set=LOOP: is not KEY=VALUE (valid: --set BATCH_SIZE_PER_WRITE=100)")
+}
+
+func TestSecretsMasked(t *testing.T) {
+	l := mustLoad(t, "PASSWORD=hunter2\nTOKEN=tok123\nDEVICE_NUMBER=2\nDATA_CLIENT_NUMBER=1")
+	var buf bytes.Buffer
+	l.Config.WriteDump(&buf)
+	for k, v := range l.Config.Values() {
+		if strings.Contains(v, "hunter2") || strings.Contains(v, "tok123") {
+			t.Errorf("Values()[%s] leaks a secret", k)
+		}
+	}
+	if strings.Contains(buf.String(), "hunter2") || strings.Contains(buf.String(), "tok123") {
+		t.Fatalf("dump leaks a secret:\n%s", buf.String())
+	}
+	if !strings.Contains(buf.String(), "PASSWORD=******") {
+		t.Fatalf("dump does not show the masked password:\n%s", buf.String())
+	}
+	// A secret in a bad value must not leak through the error either.
+	_, err := load(t, "ANOTHER_PASSWORD=x\nIS_DOUBLE_WRITE=maybe-hunter2")
+	if err == nil || strings.Contains(err.Error(), "hunter2") && !strings.Contains(err.Error(), "IS_DOUBLE_WRITE") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestStartTimeForms(t *testing.T) {
+	cases := map[string]int64{
+		"2022-01-01T00:00:00+08:00": 1640966400000,
+		"2018-9-20T00:00:00+08:00":  time.Date(2018, 9, 19, 16, 0, 0, 0, time.UTC).UnixMilli(),
+		"2022-01-01T00:00:00":       time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(),
+		"2022-01-01":                time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(),
+		"1640966400000":             1640966400000,
+	}
+	for in, want := range cases {
+		l := mustLoad(t, "START_TIME="+in+"\nDEVICE_NUMBER=2\nDATA_CLIENT_NUMBER=1")
+		if got := l.Config.StartTime.UnixMilli(); got != want {
+			t.Errorf("START_TIME=%s -> %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestNoWritesDisablesCleanup(t *testing.T) {
+	l := mustLoad(t, "OPERATION_PROPORTION=0:1:0:0:0:0:0:0:0:0:0:0:0\nIS_DELETE_DATA=true\nDEVICE_NUMBER=2\nDATA_CLIENT_NUMBER=1")
+	if l.Config.DeleteData || l.Config.CreateSchema {
+		t.Fatal("a query-only run must not delete data or create the schema")
+	}
+}
+
+func TestUnreadableFile(t *testing.T) {
+	_, err := Load(Source{Path: filepath.Join(t.TempDir(), "missing.properties"), NoEnv: true})
+	var ce *Error
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "cannot read the config file") {
+		t.Fatalf("err = %v, want a config error about reading the file", err)
+	}
+}
+
+func TestShippedConfigLoads(t *testing.T) {
+	path := filepath.Join("..", "config.properties")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no shipped config.properties yet")
+	}
+	l, err := Load(Source{Path: path, NoEnv: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Warnings) > 0 {
+		t.Errorf("the shipped config gives warnings: %q", l.Warnings)
+	}
+}
+
+func contains(xs []string, want string) bool {
+	for _, x := range xs {
+		if x == want {
+			return true
+		}
+	}
+	return false
+}
+
+func wantErr(t *testing.T, err error, want string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("no error, want %q", want)
+		return
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line == want {
+			return
+		}
+	}
+	t.Errorf("error = %q, want a line %q", err.Error(), want)
+}

@@ -1,0 +1,354 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Groups of the configuration dump, in iot-benchmark's "Main Configurations"
+// order, plus tsbench's own.
+const (
+	GroupTestMode   = "Test Mode"
+	GroupConnection = "Database Connection Information"
+	GroupDataMode   = "Data Mode"
+	GroupDataAmount = "Data Amount"
+	GroupQuery      = "Query Param"
+	GroupOther      = "Other Param"
+	GroupIoTDB      = "IoTDB Schema and Session"
+	GroupTSBench    = "tsbench"
+)
+
+// GroupOrder is the order groups appear in the dump and in docs/config.md.
+var GroupOrder = []string{GroupTestMode, GroupConnection, GroupDataMode, GroupDataAmount, GroupQuery, GroupOther, GroupIoTDB, GroupTSBench}
+
+// Key describes one configuration key: the single source for parsing,
+// defaults, the dump and docs/config.md.
+type Key struct {
+	Name    string
+	Group   string
+	Default string
+	Valid   string // what values are accepted, for messages and docs
+	Doc     string
+	Secret  bool // masked in every output
+	// parse assigns the (trimmed) value to c, or explains why it cannot.
+	parse func(c *Config, v string) error
+}
+
+// problem is returned by parse functions; the loader adds key and value.
+type problem struct{ msg string }
+
+func (p problem) Error() string { return p.msg }
+
+func bad(format string, a ...any) error { return problem{fmt.Sprintf(format, a...)} }
+
+func parseInt(v string, lo, hi int64) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, bad("not a whole number")
+	}
+	if n < lo || n > hi {
+		return 0, bad("out of range")
+	}
+	return n, nil
+}
+
+func parseFloat(v string, lo, hi float64) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(v, "d"), "D"), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, bad("not a number")
+	}
+	if f < lo || f > hi {
+		return 0, bad("out of range")
+	}
+	return f, nil
+}
+
+// parseBool accepts true/false in any case. Unlike Java, which reads anything
+// but "true" as false, a typo is an error here.
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, bad("not true or false")
+}
+
+const maxInt32 = math.MaxInt32
+
+func intKey(name, group, def string, lo, hi int64, valid, doc string, field func(*Config) *int) Key {
+	return Key{Name: name, Group: group, Default: def, Valid: valid, Doc: doc, parse: func(c *Config, v string) error {
+		n, err := parseInt(v, lo, hi)
+		if err != nil {
+			return err
+		}
+		*field(c) = int(n)
+		return nil
+	}}
+}
+
+func longKey(name, group, def string, lo, hi int64, valid, doc string, field func(*Config) *int64) Key {
+	return Key{Name: name, Group: group, Default: def, Valid: valid, Doc: doc, parse: func(c *Config, v string) error {
+		n, err := parseInt(v, lo, hi)
+		if err != nil {
+			return err
+		}
+		*field(c) = n
+		return nil
+	}}
+}
+
+func floatKey(name, group, def string, lo, hi float64, valid, doc string, field func(*Config) *float64) Key {
+	return Key{Name: name, Group: group, Default: def, Valid: valid, Doc: doc, parse: func(c *Config, v string) error {
+		f, err := parseFloat(v, lo, hi)
+		if err != nil {
+			return err
+		}
+		*field(c) = f
+		return nil
+	}}
+}
+
+func boolKey(name, group, def, doc string, field func(*Config) *bool) Key {
+	return Key{Name: name, Group: group, Default: def, Valid: "true or false", Doc: doc, parse: func(c *Config, v string) error {
+		b, err := parseBool(v)
+		if err != nil {
+			return err
+		}
+		*field(c) = b
+		return nil
+	}}
+}
+
+func stringKey(name, group, def, doc string, field func(*Config) *string) Key {
+	return Key{Name: name, Group: group, Default: def, Valid: "any text", Doc: doc, parse: func(c *Config, v string) error {
+		*field(c) = v
+		return nil
+	}}
+}
+
+// enumKey matches case-insensitively and stores the canonical spelling.
+func enumKey(name, group, def string, values []string, doc string, field func(*Config) *string) Key {
+	return Key{Name: name, Group: group, Default: def, Valid: strings.Join(values, ", "), Doc: doc, parse: func(c *Config, v string) error {
+		for _, s := range values {
+			if strings.EqualFold(s, v) {
+				*field(c) = s
+				return nil
+			}
+		}
+		return bad("unknown value")
+	}}
+}
+
+// weightsKey parses a colon-separated list of n non-negative weights.
+// Shorter lists are padded by the legacy layer before they get here.
+func weightsKey(name, group, def string, n int, names, doc string, field func(*Config) *[]float64) Key {
+	return Key{Name: name, Group: group, Default: def, Valid: fmt.Sprintf("%d non-negative numbers separated by ':' (%s)", n, names), Doc: doc,
+		parse: func(c *Config, v string) error {
+			parts := strings.Split(v, ":")
+			if len(parts) != n {
+				return bad("has %d fields, not %d", len(parts), n)
+			}
+			ws := make([]float64, n)
+			sum := 0.0
+			for i, p := range parts {
+				f, err := parseFloat(strings.TrimSpace(p), 0, math.MaxFloat64)
+				if err != nil {
+					return bad("field %d (%q) is not a non-negative number", i+1, p)
+				}
+				ws[i] = f
+				sum += f
+			}
+			if sum <= 0 {
+				return bad("all weights are zero")
+			}
+			*field(c) = ws
+			return nil
+		}}
+}
+
+// parseStartTime accepts ISO-8601 with or without offset (no offset means
+// UTC, so that every machine makes the same timestamps), single-digit month
+// and day as Joda's lenient parser does, and plain epoch milliseconds.
+func parseStartTime(v string) (time.Time, error) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.UnixMilli(n).UTC(), nil
+	}
+	// Normalise single-digit month/day/hour: 2018-9-20T0:00:00 -> 2018-09-20T00:00:00.
+	norm := v
+	if date, rest, ok := strings.Cut(v, "T"); ok {
+		dp := strings.Split(date, "-")
+		if len(dp) == 3 {
+			for i := 1; i < 3; i++ {
+				if len(dp[i]) == 1 {
+					dp[i] = "0" + dp[i]
+				}
+			}
+			norm = strings.Join(dp, "-") + "T" + rest
+		}
+	} else if dp := strings.Split(v, "-"); len(dp) == 3 {
+		for i := 1; i < 3; i++ {
+			if len(dp[i]) == 1 {
+				dp[i] = "0" + dp[i]
+			}
+		}
+		norm = strings.Join(dp, "-")
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, norm); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, bad("not an ISO-8601 time")
+}
+
+var dataTypeNames = "BOOLEAN:INT32:INT64:FLOAT:DOUBLE:TEXT:STRING:BLOB:TIMESTAMP:DATE:OBJECT"
+var operationNames = "INGESTION:Q1:Q2:Q3:Q4:Q5:Q6:Q7:Q8:Q9:Q10:Q11:Q12"
+
+// EncodingTypes are the IoTDB data types that have an ENCODING_<TYPE> key.
+var EncodingTypes = []string{"BOOLEAN", "INT32", "INT64", "FLOAT", "DOUBLE", "TEXT", "STRING", "BLOB", "TIMESTAMP", "DATE"}
+
+var encodingDefaults = map[string]string{"BOOLEAN": "RLE", "INT32": "TS_2DIFF", "INT64": "TS_2DIFF", "FLOAT": "GORILLA", "DOUBLE": "GORILLA", "TEXT": "DICTIONARY", "STRING": "PLAIN", "BLOB": "PLAIN", "TIMESTAMP": "TS_2DIFF", "DATE": "TS_2DIFF"}
+
+// Keys returns the table of every key tsbench reads, in dump order.
+func Keys() []Key {
+	ks := []Key{
+		{Name: "BENCHMARK_WORK_MODE", Group: GroupTestMode, Default: "testWithDefaultPath", Valid: "testWithDefaultPath", Doc: "Run mode. tsbench runs the normal benchmark; checking the data is `VERIFY=true` or `bench verify`.", parse: func(c *Config, v string) error {
+			if v != "testWithDefaultPath" {
+				return bad("is not supported by tsbench")
+			}
+			return nil
+		}},
+
+		stringKey("DB_SWITCH", GroupConnection, "SQLite", "Database to measure (case-insensitive): SQLite (embedded, the default), Null (does nothing: measures tsbench itself); `bench version` lists every value this build knows.", func(c *Config) *string { return &c.DBSwitch }),
+		{Name: "HOST", Group: GroupConnection, Default: "127.0.0.1", Valid: "comma-separated host names", Doc: "Server hosts, index-aligned with PORT.", parse: func(c *Config, v string) error {
+			c.Hosts = splitList(v)
+			if len(c.Hosts) == 0 {
+				return bad("is empty")
+			}
+			return nil
+		}},
+		{Name: "PORT", Group: GroupConnection, Default: "6667", Valid: "comma-separated ports 1..65535, one per HOST (or one for all)", Doc: "Server ports.", parse: func(c *Config, v string) error {
+			c.Ports = c.Ports[:0]
+			for _, p := range splitList(v) {
+				n, err := parseInt(p, 1, 65535)
+				if err != nil {
+					return bad("%q is not a port number", p)
+				}
+				c.Ports = append(c.Ports, int(n))
+			}
+			if len(c.Ports) == 0 {
+				return bad("is empty")
+			}
+			return nil
+		}},
+		stringKey("USERNAME", GroupConnection, "root", "User name.", func(c *Config) *string { return &c.Username }),
+		{Name: "PASSWORD", Group: GroupConnection, Default: "root", Valid: "any text", Doc: "Password. Never printed or saved; prefer the environment variable TSBENCH_PASSWORD.", Secret: true, parse: func(c *Config, v string) error { c.Password = v; return nil }},
+		stringKey("DB_NAME", GroupConnection, "test", "Database name: IoTDB's `root.<DB_NAME>`; the SQLite table-name prefix.", func(c *Config) *string { return &c.DBName }),
+		{Name: "TOKEN", Group: GroupConnection, Default: "token", Valid: "any text", Doc: "Access token for servers that use one. Never printed or saved.", Secret: true, parse: func(c *Config, v string) error { c.Token = v; return nil }},
+
+		intKey("GROUP_NUMBER", GroupDataMode, "1", 1, maxInt32, "1..DEVICE_NUMBER", "Number of groups (IoTDB databases, SQLite tables).", func(c *Config) *int { return &c.Groups }),
+		intKey("DEVICE_NUMBER", GroupDataMode, "6000", 1, maxInt32, "≥ 1", "Number of devices.", func(c *Config) *int { return &c.Devices }),
+		intKey("SENSOR_NUMBER", GroupDataMode, "200", 1, maxInt32, "≥ 1", "Sensors per device; every device has the same sensors.", func(c *Config) *int { return &c.Sensors }),
+		floatKey("REAL_INSERT_RATE", GroupDataMode, "1.0", 0, 1, "> 0 and ≤ 1", "Share of devices that are written (the first ⌈D×rate⌉ of each instance); queries target only written devices.", func(c *Config) *float64 { return &c.RealInsertRate }),
+		boolKey("IS_SENSOR_TS_ALIGNMENT", GroupDataMode, "true", "Every row carries all sensors of its device. Only true is supported.", func(c *Config) *bool { return &c.SensorTSAlignment }),
+		boolKey("IS_OUT_OF_ORDER", GroupDataMode, "false", "Send some rows out of timestamp order (see OUT_OF_ORDER_MODE).", func(c *Config) *bool { return &c.OutOfOrder }),
+		enumKey("OUT_OF_ORDER_MODE", GroupDataMode, OutOfOrderPoisson, []string{OutOfOrderPoisson, OutOfOrderBatch}, "POISSON: each row is held back with probability OUT_OF_ORDER_RATIO by a Poisson-distributed number of rows (LAMBDA, MAX_K). BATCH: each device starts at write round ⌊rounds×ratio⌋ and back-fills the first rounds at the end. Old integer values 0/1 mean POISSON/BATCH.", func(c *Config) *string { return &c.OutOfOrderMode }),
+		floatKey("OUT_OF_ORDER_RATIO", GroupDataMode, "0.5", 0, 1, "0..1", "Share of rows that arrive behind a later timestamp.", func(c *Config) *float64 { return &c.OutOfOrderRatio }),
+		floatKey("LAMBDA", GroupDataMode, "2200.0", math.SmallestNonzeroFloat64, math.MaxFloat64, "> 0", "Mean delay of a held-back row, in rows (POISSON).", func(c *Config) *float64 { return &c.Lambda }),
+		intKey("MAX_K", GroupDataMode, "170000", 2, maxInt32, "≥ 2", "Largest delay of a held-back row, in rows (POISSON).", func(c *Config) *int { return &c.MaxK }),
+		enumKey("SG_STRATEGY", GroupDataMode, StrategyMod, []string{StrategyMod, StrategyHash, StrategyDiv}, "How devices map to groups: mod (id mod G), hash (Java string hash of the id mod G), div (contiguous blocks).", func(c *Config) *string { return &c.SGStrategy }),
+		stringKey("GROUP_NAME_PREFIX", GroupDataMode, "g_", "Group names are prefix + number.", func(c *Config) *string { return &c.GroupPrefix }),
+		stringKey("DEVICE_NAME_PREFIX", GroupDataMode, "d_", "Device names are prefix + id.", func(c *Config) *string { return &c.DevicePrefix }),
+		stringKey("SENSOR_NAME_PREFIX", GroupDataMode, "s_", "Sensor names are prefix + index.", func(c *Config) *string { return &c.SensorPrefix }),
+		weightsKey("INSERT_DATATYPE_PROPORTION", GroupDataMode, "1:1:1:1:1:1:0:0:0:0:0", NumDataTypes, dataTypeNames, "Share of each data type among the sensors, in contiguous blocks as iot-benchmark assigns them. BOOLEAN..TEXT are supported; STRING..OBJECT must be 0. Old 6- and 10-field values are padded.", func(c *Config) *[]float64 { return &c.TypeProportion }),
+		intKey("STRING_LENGTH", GroupDataMode, "2", 1, 1<<20, "1..1048576", "Characters of each TEXT value.", func(c *Config) *int { return &c.StringLength }),
+		intKey("DOUBLE_LENGTH", GroupDataMode, "2", 0, 15, "0..15", "Decimal places kept for FLOAT and DOUBLE values.", func(c *Config) *int { return &c.DoubleLength }),
+		floatKey("LINE_RATIO", GroupDataMode, "1", 0, math.MaxFloat64, "≥ 0; the five ratios must not all be 0", "Share of sensors whose values follow a saw-tooth line.", func(c *Config) *float64 { return &c.FunctionRatios[0] }),
+		floatKey("SIN_RATIO", GroupDataMode, "1", 0, math.MaxFloat64, "≥ 0", "Share of sensors whose values follow a sine.", func(c *Config) *float64 { return &c.FunctionRatios[1] }),
+		floatKey("SQUARE_RATIO", GroupDataMode, "1", 0, math.MaxFloat64, "≥ 0", "Share of sensors whose values follow a square wave.", func(c *Config) *float64 { return &c.FunctionRatios[2] }),
+		floatKey("RANDOM_RATIO", GroupDataMode, "1", 0, math.MaxFloat64, "≥ 0", "Share of sensors with uniformly random values.", func(c *Config) *float64 { return &c.FunctionRatios[3] }),
+		floatKey("CONSTANT_RATIO", GroupDataMode, "1", 0, math.MaxFloat64, "≥ 0", "Share of sensors with a constant value.", func(c *Config) *float64 { return &c.FunctionRatios[4] }),
+		longKey("DATA_SEED", GroupDataMode, "666", math.MinInt64, math.MaxInt64, "any whole number", "Seed of all data randomness.", func(c *Config) *int64 { return &c.DataSeed }),
+
+		weightsKey("OPERATION_PROPORTION", GroupDataAmount, "1:0:0:0:0:0:0:0:0:0:0:0:0", NumOperations, operationNames, "Weights of ingestion and each query family. Each client's LOOP operations follow an exact, evenly spread schedule of these shares. Shorter old lists are padded with 0.", func(c *Config) *[]float64 { return &c.OperationProportion }),
+		intKey("SCHEMA_CLIENT_NUMBER", GroupDataAmount, "20", 1, 100000, "1..100000", "Clients that create the schema (tsbench creates it from one connection; kept for compatibility).", func(c *Config) *int { return &c.SchemaClients }),
+		intKey("DATA_CLIENT_NUMBER", GroupDataAmount, "20", 1, 100000, "1..100000 and ≤ DEVICE_NUMBER when IS_CLIENT_BIND", "Concurrent clients that run the workload.", func(c *Config) *int { return &c.DataClients }),
+		boolKey("IS_CLIENT_BIND", GroupDataAmount, "true", "true: each device belongs to one client. false: clients take device batches from one shared queue.", func(c *Config) *bool { return &c.ClientBind }),
+		longKey("LOOP", GroupDataAmount, "100", 0, math.MaxInt64, "≥ 0", "Operations per client (not in total). One write operation writes one batch for every device the client owns.", func(c *Config) *int64 { return &c.Loop }),
+		intKey("BATCH_SIZE_PER_WRITE", GroupDataAmount, "100", 1, 1<<24, "1..16777216", "Rows per device per batch.", func(c *Config) *int { return &c.BatchSize }),
+		intKey("DEVICE_NUM_PER_WRITE", GroupDataAmount, "1", 1, maxInt32, "1 (more only with adapters that write multi-device batches)", "Devices per batch.", func(c *Config) *int { return &c.DevicesPerWrite }),
+		{Name: "START_TIME", Group: GroupDataAmount, Default: "2022-01-01T00:00:00+08:00", Valid: "ISO-8601 such as 2022-01-01T00:00:00+08:00 (no offset means UTC), or epoch milliseconds", Doc: "Timestamp of the first row of every device.", parse: func(c *Config, v string) error {
+			t, err := parseStartTime(v)
+			if err != nil {
+				return err
+			}
+			c.StartTime = t
+			return nil
+		}},
+		longKey("POINT_STEP", GroupDataAmount, "5000", 1, math.MaxInt32*1000, "≥ 1", "Time between consecutive rows, in TIMESTAMP_PRECISION units.", func(c *Config) *int64 { return &c.PointStep }),
+		enumKey("TIMESTAMP_PRECISION", GroupDataAmount, "ms", []string{"ms", "us", "ns"}, "Unit of timestamps, POINT_STEP, QUERY_INTERVAL and GROUP_BY_TIME_UNIT.", func(c *Config) *string { return &c.TimestampPrecision }),
+		boolKey("IS_REGULAR_FREQUENCY", GroupDataAmount, "true", "false: each row gets a deterministic random offset inside its step.", func(c *Config) *bool { return &c.RegularFrequency }),
+		longKey("OP_MIN_INTERVAL", GroupDataAmount, "0", -1, math.MaxInt32, "-1 (= POINT_STEP), 0 (off) or milliseconds", "Minimum duration of one operation; the client sleeps the rest.", func(c *Config) *int64 { return &c.OpMinIntervalMS }),
+		boolKey("OP_MIN_INTERVAL_RANDOM", GroupDataAmount, "false", "Draw each operation's minimum uniformly from [0, OP_MIN_INTERVAL).", func(c *Config) *bool { return &c.OpMinIntervalRand }),
+		longKey("INTERVAL_BETWEEN_WRITE_BATCH", GroupDataAmount, "0", 0, math.MaxInt32, "≥ 0 ms", "Minimum duration of each batch write inside a write operation.", func(c *Config) *int64 { return &c.BatchIntervalMS }),
+		longKey("WRITE_OPERATION_TIMEOUT_MS", GroupDataAmount, "120000", 1, math.MaxInt32, "≥ 1 ms", "A write that takes longer fails.", func(c *Config) *int64 { return &c.WriteTimeoutMS }),
+		longKey("READ_OPERATION_TIMEOUT_MS", GroupDataAmount, "300000", 1, math.MaxInt32, "≥ 1 ms", "A query that takes longer fails (never counted as a success).", func(c *Config) *int64 { return &c.ReadTimeoutMS }),
+
+		intKey("QUERY_DEVICE_NUM", GroupQuery, "1", 1, maxInt32, "1..devices of a group", "Devices per query, all from one group.", func(c *Config) *int { return &c.QueryDevices }),
+		intKey("QUERY_SENSOR_NUM", GroupQuery, "1", 1, maxInt32, "1..SENSOR_NUMBER (numeric sensors for value filters)", "Sensors per query.", func(c *Config) *int { return &c.QuerySensors }),
+		longKey("QUERY_INTERVAL", GroupQuery, "250000", 0, math.MaxInt64/4, "≥ 0", "Length of query time ranges, in precision units.", func(c *Config) *int64 { return &c.QueryInterval }),
+		longKey("STEP_SIZE", GroupQuery, "1", 0, math.MaxInt32, "≥ 0", "Each query of a family starts STEP_SIZE×POINT_STEP after the previous one (wrapping inside the written range).", func(c *Config) *int64 { return &c.StepSize }),
+		floatKey("QUERY_LOWER_VALUE", GroupQuery, "-5", -math.MaxFloat64, math.MaxFloat64, "a number", "Value filter threshold: sensor > value.", func(c *Config) *float64 { return &c.QueryLowerValue }),
+		longKey("GROUP_BY_TIME_UNIT", GroupQuery, "20000", 1, math.MaxInt64/4, "≥ 1", "Window of group-by queries, in precision units.", func(c *Config) *int64 { return &c.GroupByTimeUnit }),
+		stringKey("QUERY_AGGREGATE_FUN", GroupQuery, "count", "Aggregate of Q4–Q7 and Q11: count, sum, avg, max_value, min_value (the adapter says which it supports).", func(c *Config) *string { return &c.QueryAggregateFun }),
+		longKey("QUERY_SEED", GroupQuery, "151658", math.MinInt64, math.MaxInt64, "any whole number", "Seed of query parameters (per client).", func(c *Config) *int64 { return &c.QuerySeed }),
+		boolKey("IS_RECENT_QUERY", GroupQuery, "false", "In mixed workloads, query the newest range the client has written.", func(c *Config) *bool { return &c.RecentQuery }),
+		boolKey("ENABLE_FIXED_QUERY", GroupQuery, "false", "Every query of a family uses the same devices, sensors and range.", func(c *Config) *bool { return &c.FixedQuery }),
+		longKey("RESULT_ROW_LIMIT", GroupQuery, "-1", -1, math.MaxInt64, "-1 (off) or ≥ 0", "Limit rows returned by raw-data queries.", func(c *Config) *int64 { return &c.ResultRowLimit }),
+		boolKey("ALIGN_BY_DEVICE", GroupQuery, "false", "IoTDB: add ALIGN BY DEVICE.", func(c *Config) *bool { return &c.AlignByDevice }),
+
+		boolKey("IS_DELETE_DATA", GroupOther, "true", "Remove the benchmark's old data before the run (only when the run writes).", func(c *Config) *bool { return &c.DeleteData }),
+		longKey("INIT_WAIT_TIME", GroupOther, "1000", 0, math.MaxInt32, "≥ 0 ms", "Pause after cleanup, for servers that drop data asynchronously.", func(c *Config) *int64 { return &c.InitWaitMS }),
+		boolKey("CREATE_SCHEMA", GroupOther, "true", "Create the schema before writing (only when the run writes).", func(c *Config) *bool { return &c.CreateSchema }),
+		longKey("TEST_MAX_TIME", GroupOther, "0", 0, math.MaxInt64/1000000, "0 (unlimited) or ms", "Wall-clock limit of the workload; clients stop after their current operation.", func(c *Config) *int64 { return &c.TestMaxTimeMS }),
+		boolKey("BENCHMARK_CLUSTER", GroupOther, "false", "Several tsbench instances share one database; see BENCHMARK_INDEX.", func(c *Config) *bool { return &c.BenchmarkCluster }),
+		intKey("BENCHMARK_INDEX", GroupOther, "0", 0, 1<<20, "≥ 0", "With BENCHMARK_CLUSTER, instance i writes device ids i×D .. i×D+D-1.", func(c *Config) *int { return &c.BenchmarkIndex }),
+		intKey("LOG_PRINT_INTERVAL", GroupOther, "5", 1, 3600, "1..3600 s", "Seconds between progress lines when output is not a terminal.", func(c *Config) *int { return &c.LogPrintInterval }),
+
+		stringKey("COMPRESSOR", GroupIoTDB, "LZ4", "IoTDB compressor of every series.", func(c *Config) *string { return &c.Compressor }),
+		boolKey("VECTOR", GroupIoTDB, "true", "IoTDB: create and write aligned time series.", func(c *Config) *bool { return &c.Vector }),
+		boolKey("TEMPLATE", GroupIoTDB, "false", "IoTDB: use a device template.", func(c *Config) *bool { return &c.Template }),
+		stringKey("TEMPLATE_NAME", GroupIoTDB, "BenchmarkTemplate", "IoTDB: name of the device template.", func(c *Config) *string { return &c.TemplateName }),
+		boolKey("ENABLE_THRIFT_COMPRESSION", GroupIoTDB, "false", "IoTDB session: thrift compact protocol.", func(c *Config) *bool { return &c.ThriftCompr }),
+		boolKey("ENABLE_IOTDB_RPC_COMPRESSION", GroupIoTDB, "false", "IoTDB session RPC compression (needs IoTDB ≥ 2.0.6; iot-benchmark defaults to true).", func(c *Config) *bool { return &c.RPCCompr }),
+		intKey("IOTDB_SESSION_POOL_SIZE", GroupIoTDB, "0", 0, 10000, "0 (= DATA_CLIENT_NUMBER) or ≥ 1", "IoTDB session pool size.", func(c *Config) *int { return &c.SessionPool }),
+		boolKey("USE_SSL", GroupIoTDB, "false", "IoTDB: connect with TLS.", func(c *Config) *bool { return &c.UseSSL }),
+		stringKey("TRUST_STORE_PATH", GroupIoTDB, "", "IoTDB TLS: trusted certificate file.", func(c *Config) *string { return &c.TrustStore }),
+		{Name: "TRUST_STORE_PWD", Group: GroupIoTDB, Default: "", Valid: "any text", Doc: "IoTDB TLS: trust store password. Never printed or saved.", Secret: true, parse: func(c *Config, v string) error { c.TrustStorePwd = v; return nil }},
+
+		stringKey("RESULTS_DIR", GroupTSBench, "results", "Folder of run records (`<id>.json`).", func(c *Config) *string { return &c.ResultsDir }),
+		stringKey("SQLITE_PATH", GroupTSBench, "", "SQLite database file; empty means `<RESULTS_DIR>/../<DB_NAME>.db`, i.e. `<DB_NAME>.db` beside the results folder.", func(c *Config) *string { return &c.SQLitePath }),
+		boolKey("VERIFY", GroupTSBench, "false", "After the run, count the points the database holds per device and compare them with what was written; a mismatch makes the exit status 3.", func(c *Config) *bool { return &c.Verify }),
+	}
+	for _, t := range EncodingTypes {
+		typ := t
+		ks = append(ks, Key{Name: "ENCODING_" + typ, Group: GroupIoTDB, Default: encodingDefaults[typ], Valid: "an IoTDB encoding name", Doc: "IoTDB encoding of " + typ + " series.",
+			parse: func(c *Config, v string) error { c.Encodings[typ] = strings.ToUpper(v); return nil }})
+	}
+	return ks
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,293 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/go-viper/encoding/javaproperties"
+	"github.com/spf13/viper"
+)
+
+// EnvPrefix prefixes environment variables that override keys:
+// TSBENCH_PASSWORD=secret overrides PASSWORD.
+const EnvPrefix = "TSBENCH"
+
+// Source says where the configuration comes from. Later sources win:
+// defaults < file < environment < Sets.
+type Source struct {
+	Path string   // a config.properties file; empty means defaults only
+	Data []byte   // file contents to use instead of reading Path (tests, fuzzing)
+	Sets []string // KEY=VALUE overrides, e.g. from --set
+	// NoEnv ignores TSBENCH_* environment variables (tests).
+	NoEnv bool
+}
+
+// Loaded is a configuration with what the loader had to say about it.
+type Loaded struct {
+	Config *Config
+	// Notes announce old key names and old value forms that were translated.
+	Notes []string
+	// Warnings are keys that were ignored or overridden.
+	Warnings []string
+}
+
+// Load reads, translates and validates a configuration. Every problem is
+// returned at once as Errors; a file that cannot be read is a plain error.
+func Load(src Source) (*Loaded, error) {
+	raw, err := readRaw(src)
+	if err != nil {
+		return nil, err
+	}
+	return fromRaw(raw)
+}
+
+// readRaw merges file, environment and --set values into an upper-case
+// key -> trimmed value map, using viper for the file and the environment.
+func readRaw(src Source) (map[string]string, error) {
+	reg := viper.NewCodecRegistry()
+	// A codec per load: the javaproperties codec keeps state between calls.
+	if err := reg.RegisterCodec("properties", &javaproperties.Codec{}); err != nil {
+		return nil, fmt.Errorf("register properties codec: %w", err)
+	}
+	v := viper.NewWithOptions(viper.WithCodecRegistry(reg))
+	v.SetConfigType("properties")
+
+	data := src.Data
+	if data == nil && src.Path != "" {
+		b, err := os.ReadFile(src.Path)
+		if err != nil {
+			return nil, &Error{Msg: fmt.Sprintf("cannot read the config file: %v", unwrapPath(err)), Valid: "a readable .properties file given with -c"}
+		}
+		data = b
+	}
+	if data != nil {
+		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+			return nil, &Error{Msg: fmt.Sprintf("%s is not a valid .properties file: %v", displayPath(src.Path), rootCause(err))}
+		}
+	}
+	raw := map[string]string{}
+	for _, k := range v.AllKeys() {
+		raw[strings.ToUpper(k)] = strings.TrimSpace(v.GetString(k))
+	}
+	if !src.NoEnv {
+		// Environment overrides only keys tsbench knows, so that unrelated
+		// TSBENCH_* variables cannot inject unknown-key warnings.
+		for _, name := range knownNames() {
+			if val, ok := os.LookupEnv(EnvPrefix + "_" + name); ok {
+				raw[name] = strings.TrimSpace(val)
+			}
+		}
+	}
+	for _, s := range src.Sets {
+		key, val, ok := strings.Cut(s, "=")
+		key = strings.ToUpper(strings.TrimSpace(key))
+		if !ok || key == "" {
+			return nil, &Error{Key: "--set", Value: s, Msg: "is not KEY=VALUE", Valid: "--set BATCH_SIZE_PER_WRITE=100"}
+		}
+		raw[key] = strings.TrimSpace(val)
+	}
+	return raw, nil
+}
+
+func displayPath(p string) string {
+	if p == "" {
+		return "the config"
+	}
+	return p
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+func rootCause(err error) error {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err
+		}
+		err = u
+	}
+}
+
+func knownNames() []string {
+	var names []string
+	for _, k := range Keys() {
+		names = append(names, k.Name)
+	}
+	for _, lk := range legacyKeys() {
+		names = append(names, lk.Old)
+	}
+	for _, ik := range ignoredKeys() {
+		names = append(names, ik.Name)
+	}
+	return names
+}
+
+// Defaults returns the configuration with every key at its default.
+func Defaults() *Config {
+	l, err := fromRaw(map[string]string{})
+	if err != nil {
+		// The defaults are a constant table: failing here is a programming error.
+		panic(fmt.Sprintf("config defaults do not validate: %v", err))
+	}
+	return l.Config
+}
+
+func fromRaw(raw map[string]string) (*Loaded, error) {
+	notes, warnings, errs := applyLegacy(raw)
+	c := &Config{Encodings: map[string]string{}, Set: map[string]bool{}, values: map[string]string{}}
+	known := map[string]bool{}
+	for _, k := range Keys() {
+		known[k.Name] = true
+		val, set := raw[k.Name]
+		if !set {
+			val = k.Default
+		} else {
+			c.Set[k.Name] = true
+		}
+		c.values[k.Name] = val
+		if err := k.parse(c, val); err != nil {
+			e := &Error{Key: k.Name, Value: val, Msg: err.Error(), Valid: k.Valid}
+			if k.Secret {
+				e.Value = Mask
+			}
+			if !set {
+				e.Msg += " (built-in default)"
+			}
+			errs = append(errs, e)
+		}
+	}
+	ignored := map[string]ignoredKey{}
+	for _, ik := range ignoredKeys() {
+		ignored[ik.Name] = ik
+	}
+	var unknown []string
+	for name, val := range raw {
+		if known[name] {
+			continue
+		}
+		if ik, ok := ignored[name]; ok {
+			if ik.Allowed != "" && !strings.EqualFold(val, ik.Allowed) {
+				errs = append(errs, &Error{Key: name, Value: maskIfSecret(name, val), Msg: "is not supported: " + ik.Reason, Valid: ik.Allowed})
+				continue
+			}
+			if ik.Allowed == "" {
+				warnings = append(warnings, fmt.Sprintf("%s has no effect in tsbench: %s", name, ik.Reason))
+			}
+			continue
+		}
+		unknown = append(unknown, name)
+	}
+	sort.Strings(unknown)
+	for _, name := range unknown {
+		w := fmt.Sprintf("%s is not a key tsbench knows; ignored", name)
+		if near := nearestKey(name); near != "" {
+			w += fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		warnings = append(warnings, w)
+	}
+	if len(errs) > 0 {
+		sortErrors(errs)
+		return nil, errs
+	}
+	resolve(c)
+	if errs := Validate(c); len(errs) > 0 {
+		return nil, errs
+	}
+	sort.Strings(warnings)
+	return &Loaded{Config: c, Notes: notes, Warnings: warnings}, nil
+}
+
+func sortErrors(errs Errors) {
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Key < errs[j].Key })
+}
+
+// resolve turns special values into their meaning so later code needs no
+// special cases.
+func resolve(c *Config) {
+	if c.OpMinIntervalMS == -1 {
+		c.OpMinIntervalMS = c.PointStep / c.Precision()
+		c.values["OP_MIN_INTERVAL"] = fmt.Sprint(c.OpMinIntervalMS)
+	}
+	if len(c.Ports) == 1 && len(c.Hosts) > 1 {
+		for len(c.Ports) < len(c.Hosts) {
+			c.Ports = append(c.Ports, c.Ports[0])
+		}
+	}
+	if !c.HasWrites() {
+		// Nothing is written: cleaning would only destroy the data the
+		// queries are meant to read.
+		c.DeleteData = false
+		c.CreateSchema = false
+		c.RecentQuery = false
+		for _, k := range []string{"IS_DELETE_DATA", "CREATE_SCHEMA", "IS_RECENT_QUERY"} {
+			c.values[k] = "false"
+		}
+	}
+	if c.SessionPool == 0 {
+		c.SessionPool = c.DataClients
+		c.values["IOTDB_SESSION_POOL_SIZE"] = fmt.Sprint(c.SessionPool)
+	}
+}
+
+// Mask replaces secrets in every output.
+const Mask = "******"
+
+// IsSecretName reports whether a key holds a secret, including keys tsbench
+// does not read itself (ANOTHER_PASSWORD, KEY_STORE_PWD, ...).
+func IsSecretName(name string) bool {
+	n := strings.ToUpper(name)
+	for _, s := range []string{"PASSWORD", "PWD", "TOKEN", "AUTHORIZATION", "SECRET", "_PW"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func maskIfSecret(name, val string) string {
+	if IsSecretName(name) {
+		return Mask
+	}
+	return val
+}
+
+// nearestKey suggests the known key closest to an unknown one.
+func nearestKey(name string) string {
+	best, bestD := "", len(name)/2+2
+	for _, k := range knownNames() {
+		if d := editDistance(name, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,119 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Validate checks the rules that involve more than one key: iot-benchmark's
+// start-up checks where they apply, and the ones it forgets (which make it
+// hang or silently skip work). It returns every problem found.
+func Validate(c *Config) Errors {
+	var errs Errors
+	add := func(key, value, msg, valid string) {
+		errs = append(errs, &Error{Key: key, Value: value, Msg: msg, Valid: valid})
+	}
+	itoa := func(n int) string { return fmt.Sprint(n) }
+
+	if c.Groups > c.Devices {
+		add("GROUP_NUMBER", itoa(c.Groups), fmt.Sprintf("is larger than DEVICE_NUMBER=%d, so some groups would have no device", c.Devices), fmt.Sprintf("1..%d", c.Devices))
+	}
+	if c.ClientBind && c.DataClients > c.Devices {
+		add("DATA_CLIENT_NUMBER", itoa(c.DataClients), fmt.Sprintf("is larger than DEVICE_NUMBER=%d; with IS_CLIENT_BIND=true every client needs a device of its own", c.Devices), fmt.Sprintf("1..%d, or IS_CLIENT_BIND=false", c.Devices))
+	}
+	if c.RealInsertRate <= 0 {
+		add("REAL_INSERT_RATE", fmt.Sprint(c.RealInsertRate), "must be above 0", "> 0 and ≤ 1")
+	}
+	if len(c.Ports) != 1 && len(c.Ports) != len(c.Hosts) {
+		add("PORT", joinInts(c.Ports), fmt.Sprintf("has %d ports for %d hosts", len(c.Ports), len(c.Hosts)), "one port, or one per HOST")
+	}
+	for _, k := range []struct{ key, val string }{{"DB_NAME", c.DBName}, {"GROUP_NAME_PREFIX", c.GroupPrefix}, {"DEVICE_NAME_PREFIX", c.DevicePrefix}, {"SENSOR_NAME_PREFIX", c.SensorPrefix}} {
+		if !isIdent(k.val, k.key == "DB_NAME") {
+			add(k.key, k.val, "must be letters, digits and underscores (it becomes part of table names and paths)", "for example test, g_, d_, s_")
+		}
+	}
+	if !c.SensorTSAlignment {
+		add("IS_SENSOR_TS_ALIGNMENT", "false", "is not supported: tsbench writes every sensor of a row together", "true")
+	}
+	if c.DevicesPerWrite != 1 {
+		add("DEVICE_NUM_PER_WRITE", itoa(c.DevicesPerWrite), "is not supported by the adapters of this build", "1")
+	}
+	for i, name := range strings.Split(dataTypeNames, ":") {
+		if i >= 6 && c.TypeProportion[i] > 0 {
+			add("INSERT_DATATYPE_PROPORTION", joinFloats(c.TypeProportion), fmt.Sprintf("gives %s a share, a type tsbench does not generate yet", name), "BOOLEAN, INT32, INT64, FLOAT, DOUBLE and TEXT weights; the last five must be 0")
+			break
+		}
+	}
+	sum := 0.0
+	for _, r := range c.FunctionRatios {
+		sum += r
+	}
+	if sum <= 0 {
+		add("LINE_RATIO", "0", "and SIN_RATIO, SQUARE_RATIO, RANDOM_RATIO, CONSTANT_RATIO are all 0, so no sensor has a value function", "at least one ratio above 0")
+	}
+	if c.OperationProportion[12] > 0 {
+		add("OPERATION_PROPORTION", joinFloats(c.OperationProportion), "gives Q12 (set operations) a share, which tsbench does not support", "the 13th weight 0")
+	}
+	nonZero := 0
+	for _, w := range c.OperationProportion {
+		if w > 0 {
+			nonZero++
+		}
+	}
+	if c.Loop != 0 && int64(nonZero) > c.Loop {
+		add("LOOP", fmt.Sprint(c.Loop), fmt.Sprintf("is smaller than the %d operation kinds OPERATION_PROPORTION asks for, so some would never run", nonZero), fmt.Sprintf("≥ %d", nonZero))
+	}
+	if c.QueryDevices > c.Devices {
+		add("QUERY_DEVICE_NUM", itoa(c.QueryDevices), fmt.Sprintf("is larger than DEVICE_NUMBER=%d", c.Devices), fmt.Sprintf("1..%d", c.Devices))
+	}
+	if c.QuerySensors > c.Sensors {
+		add("QUERY_SENSOR_NUM", itoa(c.QuerySensors), fmt.Sprintf("is larger than SENSOR_NUMBER=%d", c.Sensors), fmt.Sprintf("1..%d", c.Sensors))
+	}
+	switch strings.ToLower(c.QueryAggregateFun) {
+	case "max_by", "min_by":
+		add("QUERY_AGGREGATE_FUN", c.QueryAggregateFun, "is not supported (it needs two arguments)", "count, sum, avg, max_value, min_value")
+	case "":
+		add("QUERY_AGGREGATE_FUN", "", "is empty", "count, sum, avg, max_value, min_value")
+	}
+	if c.BenchmarkIndex > 0 && !c.BenchmarkCluster {
+		add("BENCHMARK_INDEX", itoa(c.BenchmarkIndex), "has no effect without BENCHMARK_CLUSTER=true", "0, or set BENCHMARK_CLUSTER=true")
+	}
+	if c.OutOfOrder && c.OutOfOrderMode == OutOfOrderPoisson && c.Lambda < 500 && float64(c.MaxK) < c.Lambda {
+		add("MAX_K", itoa(c.MaxK), fmt.Sprintf("is below LAMBDA=%g, so most delays would be cut off", c.Lambda), fmt.Sprintf("≥ %g", c.Lambda))
+	}
+	return errs
+}
+
+func isIdent(s string, needLetter bool) bool {
+	if s == "" {
+		return !needLetter
+	}
+	for i, r := range s {
+		switch {
+		case r == '_', r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+		case r >= '0' && r <= '9':
+			if needLetter && i == 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
+func joinFloats(xs []float64) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ":")
+}

@@ -1,0 +1,274 @@
+package generator
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/tsbench/tsbench/config"
+)
+
+// Kind is the shape of a value function.
+type Kind int8
+
+// Value function kinds (iot-benchmark's function.xml classes).
+const (
+	Line     Kind = iota // saw-tooth from Min to Max over Cycle ms
+	Sine                 // sine between Min and Max, period Cycle seconds
+	Square               // Max for the first half of Cycle ms, then Min
+	Random               // uniform in [Min, Max)
+	Constant             // Min
+)
+
+var kindNames = [...]string{"line", "sine", "square", "random", "constant"}
+
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Function is one entry of the value-function catalogue.
+type Function struct {
+	Kind  Kind
+	ID    string
+	Int   bool // int_* functions truncate their value to a 32-bit integer
+	Min   float64
+	Max   float64
+	Cycle int64 // ms, or seconds for Sine
+}
+
+// Generator computes the points of every device. It is immutable after New
+// and safe for concurrent use; Streams and Batches are per goroutine.
+type Generator struct {
+	schema    *Schema
+	start     int64 // START_TIME in precision units
+	step      int64 // POINT_STEP
+	regular   bool
+	rows      int64 // rows per device in this run
+	batchSize int
+	seed      uint64
+	scale     float64 // 10^DOUBLE_LENGTH
+	sensors   []sensorGen
+	texts     []string // pool of TEXT values; len is a power of two
+	ooo       outOfOrder
+}
+
+// sensorGen is a sensor's function with everything precomputed that the hot
+// loop would otherwise recompute per point.
+type sensorGen struct {
+	typ       DataType
+	kind      Kind
+	intFn     bool
+	min, span float64 // span = Max - Min
+	mid       float64 // threshold for BOOLEAN
+	cycle     int64   // period in precision units
+	half      int64   // cycle / 2 (Square)
+	salt      uint64  // distinguishes sensors in hashes
+}
+
+const golden = 0x9e3779b97f4a7c15
+
+// mix is the SplitMix64 finaliser: a fast, well-spread hash used to make
+// per-point random values that depend only on (seed, device, sensor, row).
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// unit maps a hash to [0, 1).
+func unit(h uint64) float64 { return float64(h>>11) * (1.0 / (1 << 53)) }
+
+// New prepares the generator for a run in which every written device gets
+// rowsPerDevice rows.
+func New(s *Schema, c *config.Config, rowsPerDevice int64) *Generator {
+	g := &Generator{
+		schema:    s,
+		start:     c.StartUnits(),
+		step:      c.PointStep,
+		regular:   c.RegularFrequency,
+		rows:      rowsPerDevice,
+		batchSize: c.BatchSize,
+		seed:      uint64(c.DataSeed),
+		scale:     math.Pow(10, float64(c.DoubleLength)),
+	}
+	prec := c.Precision()
+	for _, sn := range s.Sensors {
+		f := sn.Func
+		cyc := f.Cycle * prec
+		if f.Kind == Sine {
+			cyc *= 1000
+		}
+		cyc = max(cyc, 1)
+		g.sensors = append(g.sensors, sensorGen{
+			typ: sn.Type, kind: f.Kind, intFn: f.Int,
+			min: f.Min, span: f.Max - f.Min, mid: (f.Max + f.Min) / 2,
+			cycle: cyc, half: cyc / 2, salt: mix(uint64(sn.Index) + 0x51ed),
+		})
+	}
+	g.texts = textPool(c.DataSeed, c.StringLength)
+	g.ooo = newOutOfOrder(c, rowsPerDevice)
+	return g
+}
+
+// Schema returns the schema the generator was built for.
+func (g *Generator) Schema() *Schema { return g.schema }
+
+// RowsPerDevice is how many rows each written device gets in this run.
+func (g *Generator) RowsPerDevice() int64 { return g.rows }
+
+// textPool makes 1024 distinct-enough strings of n characters; TEXT values
+// are picked from it by hash, so the hot path never allocates a string.
+func textPool(seed int64, n int) []string {
+	const chars = "1234567890abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x7e47))
+	pool := make([]string, 1024)
+	buf := make([]byte, n)
+	for i := range pool {
+		for k := range buf {
+			buf[k] = chars[rng.IntN(len(chars))]
+		}
+		pool[i] = string(buf)
+	}
+	return pool
+}
+
+// Timestamp is the timestamp of row r of device d (its in-order position).
+func (g *Generator) Timestamp(d *Device, r int64) int64 {
+	ts := g.start + g.step*r
+	if !g.regular {
+		ts += int64(float64(g.step) * unit(mix(g.jitterKey(d)+uint64(r)*golden)))
+	}
+	return ts
+}
+
+func (g *Generator) jitterKey(d *Device) uint64 {
+	return mix(g.seed ^ mix(uint64(d.ID)*0x632be59bd9b4e019^0x1177))
+}
+
+// columnKey seeds per-point hashes of one (device, sensor) column.
+func (g *Generator) columnKey(d *Device, sg *sensorGen) uint64 {
+	return mix(g.seed ^ mix(uint64(d.ID)*0x8cb92ba72f3d8dd7^sg.salt))
+}
+
+// phase shifts each device's periodic functions so devices differ.
+func (g *Generator) phase(d *Device, sg *sensorGen) int64 {
+	return int64(mix(g.columnKey(d, sg)^0xfa5e) % uint64(sg.cycle))
+}
+
+func floorMod(a, m int64) int64 {
+	r := a % m
+	if r < 0 {
+		r += m
+	}
+	return r
+}
+
+// raw is the function value at phase position x with per-point hash h.
+func (sg *sensorGen) raw(x int64, h uint64) float64 {
+	var v float64
+	switch sg.kind {
+	case Line:
+		v = sg.min + sg.span*(float64(x)/float64(sg.cycle))
+	case Sine:
+		v = math.Sin(2*math.Pi*(float64(x)/float64(sg.cycle)))*(sg.span/2) + sg.span/2 + sg.min
+	case Square:
+		v = sg.min
+		if x < sg.half {
+			v = sg.min + sg.span
+		}
+	case Random:
+		v = unit(h)*sg.span + sg.min
+	default:
+		v = sg.min
+	}
+	if sg.intFn {
+		v = float64(truncInt32(v))
+	}
+	return v
+}
+
+func truncInt32(v float64) int32 {
+	switch {
+	case v >= math.MaxInt32:
+		return math.MaxInt32
+	case v <= math.MinInt32:
+		return math.MinInt32
+	case v != v:
+		return 0
+	}
+	return int32(v)
+}
+
+func truncInt64(v float64) int64 {
+	switch {
+	case v >= math.MaxInt64:
+		return math.MaxInt64
+	case v <= math.MinInt64:
+		return math.MinInt64
+	case v != v:
+		return 0
+	}
+	return int64(v)
+}
+
+func (g *Generator) roundDouble(v float64) float64 { return math.Round(v*g.scale) / g.scale }
+
+func (g *Generator) roundFloat(v float64) float32 {
+	return float32(math.Round(float64(float32(v))*g.scale) / g.scale)
+}
+
+// pointHash is the per-point hash of row r in a column with key k.
+func pointHash(k uint64, r int64) uint64 { return mix(k + uint64(r)*golden) }
+
+// Value returns the value of sensor j of device d at row r, as the typed Go
+// value a Batch column holds (bool, int32, int64, float32, float64, string).
+// It is the slow, obviously correct path that tests compare Batches with.
+func (g *Generator) Value(d *Device, j int, r int64) any {
+	sg := &g.sensors[j]
+	k := g.columnKey(d, sg)
+	h := pointHash(k, r)
+	if sg.typ == Text {
+		return g.texts[h&uint64(len(g.texts)-1)]
+	}
+	rel := g.Timestamp(d, r) - g.start
+	x := floorMod(rel+g.phase(d, sg), sg.cycle)
+	v := sg.raw(x, h)
+	switch sg.typ {
+	case Boolean:
+		return v > sg.mid
+	case Int32:
+		return truncInt32(v)
+	case Int64:
+		return truncInt64(v)
+	case Float:
+		return g.roundFloat(v)
+	default:
+		return g.roundDouble(v)
+	}
+}
+
+// Number returns Value as float64 (true = 1), for computing expected query
+// answers; ok is false for TEXT.
+func Number(v any) (f float64, ok bool) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	case int32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case float32:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}

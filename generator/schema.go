@@ -1,0 +1,238 @@
+// Package generator makes the synthetic sensor data of a run: the schema
+// (groups, devices, sensors, types, value functions, client binding) and,
+// per device, a deterministic stream of columnar batches, in order or out of
+// order. The points of a device depend only on the configuration and its
+// seeds, never on the number of clients, scheduling or the machine.
+package generator
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/tsbench/tsbench/config"
+)
+
+// DataType is a sensor's value type.
+type DataType uint8
+
+// The data types tsbench generates, in INSERT_DATATYPE_PROPORTION order.
+const (
+	Boolean DataType = iota
+	Int32
+	Int64
+	Float
+	Double
+	Text
+)
+
+var typeNames = [...]string{"BOOLEAN", "INT32", "INT64", "FLOAT", "DOUBLE", "TEXT"}
+
+func (t DataType) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return "DataType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Numeric reports whether values of t can be compared with a number and
+// aggregated with sum or avg (BOOLEAN and TEXT cannot).
+func (t DataType) Numeric() bool { return t >= Int32 && t <= Double }
+
+// Sensor is one measurement column; every device has the same sensors.
+type Sensor struct {
+	Index int
+	Name  string
+	Type  DataType
+	Func  Function
+}
+
+// Device is one series source. Index is its position 0..D-1 in this
+// instance; ID adds the instance offset of BENCHMARK_INDEX and names it.
+type Device struct {
+	Index   int
+	ID      int
+	Name    string
+	Group   int
+	Written bool // false for devices REAL_INSERT_RATE leaves out
+}
+
+// Group is a storage group (IoTDB database, SQLite table).
+type Group struct {
+	ID      int
+	Name    string
+	Devices []int // device indices, increasing
+}
+
+// Schema is the data model of a run. It is immutable after NewSchema and
+// safe to share between goroutines.
+type Schema struct {
+	Devices []Device
+	Sensors []Sensor
+	Groups  []Group
+	// Canonical is the device order used to hand devices to clients: groups
+	// in increasing id, devices in increasing index (iot-benchmark §3.3).
+	Canonical []int
+}
+
+// NewSchema builds the schema from a validated configuration.
+func NewSchema(c *config.Config) (*Schema, error) {
+	s := &Schema{}
+	first := c.FirstDeviceIndex()
+	written := int(math.Ceil(float64(c.Devices) * c.RealInsertRate))
+	written = max(1, min(written, c.Devices))
+	groupOf := make([]int, c.Devices)
+	used := map[int]bool{}
+	for i := 0; i < c.Devices; i++ {
+		g, err := groupFor(c.SGStrategy, i, c.Devices, c.Groups)
+		if err != nil {
+			return nil, err
+		}
+		groupOf[i] = g
+		used[g] = true
+	}
+	gidx := map[int]int{}
+	for g := 0; g < c.Groups; g++ {
+		if used[g] {
+			gidx[g] = len(s.Groups)
+			s.Groups = append(s.Groups, Group{ID: g, Name: c.GroupPrefix + strconv.Itoa(g)})
+		}
+	}
+	for i := 0; i < c.Devices; i++ {
+		id := first + i
+		d := Device{Index: i, ID: id, Name: c.DevicePrefix + strconv.Itoa(id), Group: gidx[groupOf[i]], Written: i < written}
+		s.Devices = append(s.Devices, d)
+		gr := &s.Groups[d.Group]
+		gr.Devices = append(gr.Devices, i)
+	}
+	for _, g := range s.Groups {
+		s.Canonical = append(s.Canonical, g.Devices...)
+	}
+	types := sensorTypes(c.TypeProportion, c.Sensors)
+	for j := 0; j < c.Sensors; j++ {
+		s.Sensors = append(s.Sensors, Sensor{Index: j, Name: c.SensorPrefix + strconv.Itoa(j), Type: types[j], Func: chooseFunction(c.FunctionRatios, c.DataSeed, j)})
+	}
+	return s, nil
+}
+
+// groupFor maps a device index to its group id per SG_STRATEGY. Unlike
+// iot-benchmark, hash is applied once and never yields a negative group.
+func groupFor(strategy string, i, devices, groups int) (int, error) {
+	switch strategy {
+	case config.StrategyMod:
+		return i % groups, nil
+	case config.StrategyDiv:
+		per := devices / groups
+		return (i / per) % groups, nil
+	case config.StrategyHash:
+		h := int(javaStringHash(strconv.Itoa(i))) % groups
+		if h < 0 {
+			h += groups
+		}
+		return h, nil
+	}
+	return 0, fmt.Errorf("unknown SG_STRATEGY %q", strategy)
+}
+
+func javaStringHash(s string) int32 {
+	var h int32
+	for _, r := range s {
+		h = 31*h + int32(r)
+	}
+	return h
+}
+
+// sensorTypes assigns types in contiguous blocks exactly as iot-benchmark
+// does (spec §3.5), so sensor s_i has the same type in both tools.
+func sensorTypes(weights []float64, sensors int) []DataType {
+	var p [config.NumDataTypes + 1]float64
+	sum := 0.0
+	for _, w := range weights {
+		sum += w
+	}
+	acc := 0.0
+	for i, w := range weights {
+		acc += w
+		if sum > 0 {
+			p[i+1] = acc / sum
+		}
+	}
+	out := make([]DataType, sensors)
+	for j := range out {
+		pos := float64(j+1) / float64(sensors)
+		out[j] = Text
+		for i := 1; i <= config.NumDataTypes; i++ {
+			if p[i-1] < pos && pos <= p[i] {
+				if i-1 <= int(Text) {
+					out[j] = DataType(i - 1)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// chooseFunction picks a sensor's value function: the kind by the
+// configured ratios, then one function of that kind from the catalogue.
+// Each sensor has its own seeded stream, so neighbouring sensors get
+// independent choices (iot-benchmark's seeding gave almost all sensors of a
+// kind the same function).
+func chooseFunction(ratios [5]float64, seed int64, sensor int) Function {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x5e05e0+uint64(sensor)))
+	// Config order: LINE, SIN, SQUARE, RANDOM, CONSTANT.
+	kinds := [5]Kind{Line, Sine, Square, Random, Constant}
+	sum := 0.0
+	for _, r := range ratios {
+		sum += r
+	}
+	u := rng.Float64() * sum
+	kind := Kind(-1)
+	for i, r := range ratios {
+		if r <= 0 {
+			continue
+		}
+		kind = kinds[i] // the last kind with weight catches rounding at the top end
+		if u < r {
+			break
+		}
+		u -= r
+	}
+	var list []Function
+	for _, f := range catalogue {
+		if f.Kind == kind {
+			list = append(list, f)
+		}
+	}
+	return list[rng.IntN(len(list))]
+}
+
+// ClientDevices hands devices to n clients as iot-benchmark does (spec
+// §3.4): client k gets D/n+1 devices if k < D mod n, else D/n, taken in
+// canonical order. The result holds device indices.
+func (s *Schema) ClientDevices(n int) [][]int {
+	out := make([][]int, n)
+	d := len(s.Canonical)
+	pos := 0
+	for k := 0; k < n; k++ {
+		cnt := d / n
+		if k < d%n {
+			cnt++
+		}
+		out[k] = s.Canonical[pos : pos+cnt]
+		pos += cnt
+	}
+	return out
+}
+
+// WrittenDevices counts devices that REAL_INSERT_RATE keeps.
+func (s *Schema) WrittenDevices() int {
+	n := 0
+	for _, d := range s.Devices {
+		if d.Written {
+			n++
+		}
+	}
+	return n
+}

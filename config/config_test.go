@@ -90,7 +90,9 @@ func TestLegacyKeys(t *testing.T) {
 		{"OP_INTERVAL=20", func(c *Config) bool { return c.OpMinIntervalMS == 20 }, "OP_INTERVAL is an old name; using it as OP_MIN_INTERVAL=20"},
 		{"OP_INTERVAL=-1", func(c *Config) bool { return c.OpMinIntervalMS == 5000 }, "OP_INTERVAL is an old name; using it as OP_MIN_INTERVAL=-1"},
 		{"NUMBER_OF_DECIMAL_DIGIT=4", func(c *Config) bool { return c.DoubleLength == 4 }, "NUMBER_OF_DECIMAL_DIGIT is an old name; using it as DOUBLE_LENGTH=4"},
-		{"INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1", func(c *Config) bool { return len(c.TypeProportion) == 11 && c.TypeProportion[5] == 1 && c.TypeProportion[6] == 0 },
+		{"INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1", func(c *Config) bool {
+			return len(c.TypeProportion) == 11 && c.TypeProportion[5] == 1 && c.TypeProportion[6] == 0
+		},
 			"INSERT_DATATYPE_PROPORTION has 6 fields, an old form; using it as INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:0:0:0:0:0"},
 		{"INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0", func(c *Config) bool { return len(c.TypeProportion) == 11 && c.TypeProportion[4] == 1 },
 			"INSERT_DATATYPE_PROPORTION has 10 fields, an old form; using it as INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0"},

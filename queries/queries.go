@@ -1,0 +1,302 @@
+// Package queries makes the DB-neutral parameters of the query families
+// Q1..Q11, deterministically per client from QUERY_SEED. Adapters translate
+// a Query into their language; they never invent parameters.
+//
+// Points: a query's result size is counted in value cells returned, excluding
+// time and device columns: rows × sensors for raw-data queries, one per
+// (device, sensor) for aggregates, one per (window, device, sensor) for
+// group-by queries, one per (device, sensor) for the latest point. Only cells
+// that hold a value count; a device with no data in range adds nothing.
+package queries
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/generator"
+)
+
+// Family is a query family, numbered as iot-benchmark's Q1..Q12.
+type Family int
+
+// The query families. Their order is OPERATION_PROPORTION's.
+const (
+	PrecisePoint      Family = iota + 1 // Q1: values at one timestamp
+	TimeRange                           // Q2: raw values in a time range
+	ValueRange                          // Q3: Q2 with a value filter
+	AggRange                            // Q4: aggregate over a time range
+	AggValue                            // Q5: aggregate with a value filter, whole series
+	AggRangeValue                       // Q6: aggregate over a time range with a value filter
+	GroupBy                             // Q7: aggregate per time window
+	LatestPoint                         // Q8: newest point
+	RangeDesc                           // Q9: Q2 newest first
+	ValueRangeDesc                      // Q10: Q3 newest first
+	GroupByDesc                         // Q11: Q7 newest window first
+	SetOperation                        // Q12: not supported
+)
+
+// Families lists the families tsbench runs, in order.
+var Families = []Family{PrecisePoint, TimeRange, ValueRange, AggRange, AggValue, AggRangeValue, GroupBy, LatestPoint, RangeDesc, ValueRangeDesc, GroupByDesc}
+
+var familyNames = map[Family]string{
+	PrecisePoint: "PRECISE_POINT", TimeRange: "TIME_RANGE", ValueRange: "VALUE_RANGE", AggRange: "AGG_RANGE",
+	AggValue: "AGG_VALUE", AggRangeValue: "AGG_RANGE_VALUE", GroupBy: "GROUP_BY", LatestPoint: "LATEST_POINT",
+	RangeDesc: "RANGE_QUERY_DESC", ValueRangeDesc: "VALUE_RANGE_QUERY_DESC", GroupByDesc: "GROUP_BY_DESC", SetOperation: "SET_OPERATION",
+}
+
+// String is iot-benchmark's report name, e.g. TIME_RANGE.
+func (f Family) String() string {
+	if n, ok := familyNames[f]; ok {
+		return n
+	}
+	return fmt.Sprintf("Family(%d)", int(f))
+}
+
+// ID is the short name, e.g. Q2.
+func (f Family) ID() string { return fmt.Sprintf("Q%d", int(f)) }
+
+// HasTimeRange reports whether the family restricts time to [Start, End].
+func (f Family) HasTimeRange() bool {
+	return f != AggValue && f != LatestPoint && f != PrecisePoint
+}
+
+// HasValueFilter reports whether the family keeps only values > ValueBound.
+func (f Family) HasValueFilter() bool {
+	return f == ValueRange || f == AggValue || f == AggRangeValue || f == ValueRangeDesc
+}
+
+// IsAggregate reports whether the family returns aggregates.
+func (f Family) IsAggregate() bool {
+	return f == AggRange || f == AggValue || f == AggRangeValue || f == GroupBy || f == GroupByDesc
+}
+
+// IsGroupBy reports whether the family aggregates per time window.
+func (f Family) IsGroupBy() bool { return f == GroupBy || f == GroupByDesc }
+
+// Desc reports whether results come newest first.
+func (f Family) Desc() bool { return f == RangeDesc || f == ValueRangeDesc || f == GroupByDesc }
+
+// FamilyByIndex maps an OPERATION_PROPORTION position (1..12) to its family.
+func FamilyByIndex(i int) Family { return Family(i) }
+
+// Aggregates are the canonical aggregate names; QUERY_AGGREGATE_FUN may use
+// the aliases max and min. Adapters declare which they support.
+var Aggregates = []string{"count", "sum", "avg", "max_value", "min_value"}
+
+// CanonicalAggregate maps a QUERY_AGGREGATE_FUN value to a canonical name.
+func CanonicalAggregate(s string) (string, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "max":
+		s = "max_value"
+	case "min":
+		s = "min_value"
+	case "mean":
+		s = "avg"
+	}
+	for _, a := range Aggregates {
+		if a == s {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// Query is one query's parameters.
+type Query struct {
+	Family  Family
+	Variant string // name in reports; the family's name unless a suite renames it
+	Devices []*generator.Device
+	Sensors []*generator.Sensor // the same sensors for every device
+	// Start and End bound time: Start <= t <= End, except group-by queries,
+	// whose windows [Start + k*GroupBy, Start + (k+1)*GroupBy) cover [Start, End).
+	// Q1 asks for t = Start.
+	Start, End int64
+	ValueBound float64 // value filter: value > ValueBound
+	Aggregate  string  // canonical aggregate for aggregate families
+	GroupBy    int64   // window length, precision units
+	Limit      int64   // rows limit for raw queries; -1 = none
+}
+
+// Desc reports whether results come newest first.
+func (q *Query) Desc() bool { return q.Family.Desc() }
+
+// Aggregate families need numeric sensors unless they count.
+func needsNumeric(f Family, agg string) bool {
+	if f.HasValueFilter() {
+		return true
+	}
+	return f.IsAggregate() && agg != "count"
+}
+
+// Generator makes the query parameters of a run. It is immutable and safe
+// to share; each client takes its own Client.
+type Generator struct {
+	schema    *generator.Schema
+	cfg       *config.Config
+	start     int64
+	maxOffset int64 // largest start offset that keeps a window inside the data
+	agg       string
+	groups    []queryGroup
+	numeric   []*generator.Sensor
+	all       []*generator.Sensor
+}
+
+type queryGroup struct{ devices []*generator.Device } // written devices of a group
+
+// New validates that every family with weight can be built for this schema
+// and returns the generator. rowsPerDevice is how many rows each device
+// holds (or will hold when the run has written): windows stay inside them.
+func New(s *generator.Schema, c *config.Config, rowsPerDevice int64) (*Generator, error) {
+	g := &Generator{schema: s, cfg: c, start: c.StartUnits()}
+	agg, ok := CanonicalAggregate(c.QueryAggregateFun)
+	used := usedFamilies(c)
+	needAgg := false
+	for _, f := range used {
+		needAgg = needAgg || f.IsAggregate()
+	}
+	if !ok && needAgg {
+		return nil, &config.Error{Key: "QUERY_AGGREGATE_FUN", Value: c.QueryAggregateFun, Msg: "is not an aggregate tsbench knows", Valid: strings.Join(Aggregates, ", ")}
+	}
+	g.agg = agg
+	span := c.PointStep * max(rowsPerDevice-1, 0)
+	g.maxOffset = max(span-c.QueryInterval, 0)
+	for i := range s.Sensors {
+		sn := &s.Sensors[i]
+		g.all = append(g.all, sn)
+		if sn.Type.Numeric() {
+			g.numeric = append(g.numeric, sn)
+		}
+	}
+	for _, gr := range s.Groups {
+		var qg queryGroup
+		for _, d := range gr.Devices {
+			if s.Devices[d].Written {
+				qg.devices = append(qg.devices, &s.Devices[d])
+			}
+		}
+		if len(qg.devices) >= c.QueryDevices {
+			g.groups = append(g.groups, qg)
+		}
+	}
+	if len(used) == 0 {
+		return g, nil
+	}
+	if len(g.groups) == 0 {
+		return nil, &config.Error{Key: "QUERY_DEVICE_NUM", Value: fmt.Sprint(c.QueryDevices), Msg: "is larger than the written devices of every group; a query takes all its devices from one group",
+			Valid: fmt.Sprintf("1..%d", largestGroup(s))}
+	}
+	for _, f := range used {
+		if needsNumeric(f, agg) && len(g.numeric) < c.QuerySensors {
+			return nil, &config.Error{Key: "QUERY_SENSOR_NUM", Value: fmt.Sprint(c.QuerySensors),
+				Msg:   fmt.Sprintf("is larger than the %d numeric sensors that %s (%s) can use; INSERT_DATATYPE_PROPORTION gives too few INT32, INT64, FLOAT or DOUBLE sensors", len(g.numeric), f.ID(), f),
+				Valid: fmt.Sprintf("1..%d, or more numeric sensors", len(g.numeric))}
+		}
+	}
+	return g, nil
+}
+
+func largestGroup(s *generator.Schema) int {
+	n := 0
+	for _, gr := range s.Groups {
+		w := 0
+		for _, d := range gr.Devices {
+			if s.Devices[d].Written {
+				w++
+			}
+		}
+		n = max(n, w)
+	}
+	return n
+}
+
+// usedFamilies lists the families OPERATION_PROPORTION gives weight.
+func usedFamilies(c *config.Config) []Family {
+	var out []Family
+	for _, f := range Families {
+		if c.OperationProportion[int(f)] > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Client makes one client's queries. Not safe for concurrent use.
+type Client struct {
+	g      *Generator
+	id     int
+	rngs   map[Family]*rand.Rand
+	counts map[Family]int64
+	recent int64 // newest timestamp this client wrote; -1 = none
+}
+
+// Client returns the query stream of client id.
+func (g *Generator) Client(id int) *Client {
+	return &Client{g: g, id: id, rngs: map[Family]*rand.Rand{}, counts: map[Family]int64{}, recent: -1}
+}
+
+// SetRecent tells the client the newest timestamp it has written, for
+// IS_RECENT_QUERY.
+func (c *Client) SetRecent(ts int64) { c.recent = ts }
+
+// Next returns the next query of family f. The k-th query of a family of a
+// client is the same in every run with the same configuration.
+func (c *Client) Next(f Family) Query {
+	g := c.g
+	cfg := g.cfg
+	rng, ok := c.rngs[f]
+	if !ok || cfg.FixedQuery {
+		rng = rand.New(rand.NewPCG(uint64(cfg.QuerySeed), uint64(c.clientSeedID())<<8|uint64(f)))
+		c.rngs[f] = rng
+	}
+	k := c.counts[f]
+	c.counts[f]++
+	if cfg.FixedQuery {
+		k = 0
+	}
+	q := Query{Family: f, Variant: f.String(), ValueBound: cfg.QueryLowerValue, GroupBy: cfg.GroupByTimeUnit, Limit: cfg.ResultRowLimit}
+	if f.IsAggregate() {
+		q.Aggregate = g.agg
+	}
+	// Devices: QUERY_DEVICE_NUM distinct written devices of one group.
+	grp := g.groups[rng.IntN(len(g.groups))]
+	for _, i := range rng.Perm(len(grp.devices))[:cfg.QueryDevices] {
+		q.Devices = append(q.Devices, grp.devices[i])
+	}
+	pool := g.all
+	if needsNumeric(f, g.agg) {
+		pool = g.numeric
+	}
+	for _, i := range rng.Perm(len(pool))[:cfg.QuerySensors] {
+		q.Sensors = append(q.Sensors, pool[i])
+	}
+	// Time: the k-th window starts k*STEP_SIZE*POINT_STEP after START_TIME,
+	// wrapping so that it stays inside the written rows.
+	off := k * cfg.StepSize * cfg.PointStep
+	if g.maxOffset > 0 {
+		off %= g.maxOffset + 1
+	} else {
+		off = 0
+	}
+	q.Start = g.start + off
+	if cfg.RecentQuery && c.recent >= 0 {
+		q.Start = max(g.start, c.recent-cfg.QueryInterval)
+		if f == PrecisePoint {
+			q.Start = c.recent
+		}
+	}
+	q.End = q.Start + cfg.QueryInterval
+	if f == PrecisePoint {
+		q.End = q.Start
+	}
+	return q
+}
+
+func (c *Client) clientSeedID() int {
+	if c.g.cfg.FixedQuery {
+		return 0
+	}
+	return c.id
+}

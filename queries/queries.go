@@ -23,18 +23,18 @@ type Family int
 
 // The query families. Their order is OPERATION_PROPORTION's.
 const (
-	PrecisePoint      Family = iota + 1 // Q1: values at one timestamp
-	TimeRange                           // Q2: raw values in a time range
-	ValueRange                          // Q3: Q2 with a value filter
-	AggRange                            // Q4: aggregate over a time range
-	AggValue                            // Q5: aggregate with a value filter, whole series
-	AggRangeValue                       // Q6: aggregate over a time range with a value filter
-	GroupBy                             // Q7: aggregate per time window
-	LatestPoint                         // Q8: newest point
-	RangeDesc                           // Q9: Q2 newest first
-	ValueRangeDesc                      // Q10: Q3 newest first
-	GroupByDesc                         // Q11: Q7 newest window first
-	SetOperation                        // Q12: not supported
+	PrecisePoint   Family = iota + 1 // Q1: values at one timestamp
+	TimeRange                        // Q2: raw values in a time range
+	ValueRange                       // Q3: Q2 with a value filter
+	AggRange                         // Q4: aggregate over a time range
+	AggValue                         // Q5: aggregate with a value filter, whole series
+	AggRangeValue                    // Q6: aggregate over a time range with a value filter
+	GroupBy                          // Q7: aggregate per time window
+	LatestPoint                      // Q8: newest point
+	RangeDesc                        // Q9: Q2 newest first
+	ValueRangeDesc                   // Q10: Q3 newest first
+	GroupByDesc                      // Q11: Q7 newest window first
+	SetOperation                     // Q12: not supported
 )
 
 // Families lists the families tsbench runs, in order.

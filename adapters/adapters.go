@@ -1,0 +1,156 @@
+// Package adapters defines what tsbench needs from a database: a small
+// required interface, optional capabilities discovered by type assertion,
+// and the registry that maps DB_SWITCH values to drivers. Each database lives
+// in its own sub-package; the command assembles the registry, so there is no
+// registration by side effect.
+package adapters
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/queries"
+)
+
+// Adapter is one open database. Its methods are called from many client
+// goroutines at once and must be safe for that. Every method that talks to
+// the database honours ctx: when it is done, the call returns promptly with
+// an error.
+type Adapter interface {
+	// Cleanup removes the benchmark's data and schema (IS_DELETE_DATA).
+	Cleanup(ctx context.Context) error
+	// CreateSchema prepares the database for the schema given at Open.
+	CreateSchema(ctx context.Context) error
+	// Write stores one batch. The batch is reused after Write returns.
+	Write(ctx context.Context, b *generator.Batch) error
+	// Query runs q, reads its whole result and returns the number of value
+	// cells it held (see package queries for the definition of points).
+	Query(ctx context.Context, q *queries.Query) (points int64, err error)
+	// Close releases connections.
+	Close() error
+}
+
+// Flusher persists buffered writes (IoTDB FLUSH, SQLite WAL checkpoint).
+type Flusher interface {
+	Flush(ctx context.Context) error
+}
+
+// CacheClearer drops the database's own caches.
+type CacheClearer interface {
+	ClearCache(ctx context.Context) error
+}
+
+// Counter counts the points a device holds, for VERIFY.
+type Counter interface {
+	CountPoints(ctx context.Context, d *generator.Device) (int64, error)
+}
+
+// Answerer returns query results as values, for differential tests.
+type Answerer interface {
+	Answer(ctx context.Context, q *queries.Query) (queries.Answer, error)
+}
+
+// Versioner reports the server's version for the run record.
+type Versioner interface {
+	ServerVersion(ctx context.Context) (string, error)
+}
+
+// Params is what a driver gets to open an adapter.
+type Params struct {
+	Config *config.Config
+	Schema *generator.Schema
+}
+
+// Driver describes one database kind.
+type Driver struct {
+	// Name is the canonical DB_SWITCH value; Aliases are other accepted
+	// values. Matching ignores case.
+	Name        string
+	Aliases     []string
+	Description string
+	// Can declares the optional interfaces its adapters implement, so that a
+	// configuration is checked before connecting. CapabilitiesOf verifies it
+	// in each adapter's tests.
+	Can Capabilities
+	// Check reports what this database cannot do with the configuration,
+	// before anything runs (unsupported query families, aggregates, options).
+	Check func(c *config.Config) config.Errors
+	// Open connects (or opens the file) and checks that the database answers.
+	Open func(ctx context.Context, p Params) (Adapter, error)
+}
+
+// Registry is the set of drivers a build knows.
+type Registry []Driver
+
+// Lookup finds the driver for a DB_SWITCH value.
+func (r Registry) Lookup(dbSwitch string) (*Driver, error) {
+	for i := range r {
+		d := &r[i]
+		if strings.EqualFold(d.Name, dbSwitch) {
+			return d, nil
+		}
+		for _, a := range d.Aliases {
+			if strings.EqualFold(a, dbSwitch) {
+				return d, nil
+			}
+		}
+	}
+	return nil, &config.Error{Key: "DB_SWITCH", Value: dbSwitch, Msg: "is not a database this build supports", Valid: strings.Join(r.Names(), ", ")}
+}
+
+// Names lists every accepted DB_SWITCH value, sorted.
+func (r Registry) Names() []string {
+	var out []string
+	for _, d := range r {
+		out = append(out, d.Name)
+		out = append(out, d.Aliases...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Validate runs the driver's Check plus the checks every driver shares.
+func (d Driver) Validate(c *config.Config) config.Errors {
+	var errs config.Errors
+	if d.Check != nil {
+		errs = append(errs, d.Check(c)...)
+	}
+	if c.Verify && !d.Can.Count {
+		errs = append(errs, &config.Error{Key: "VERIFY", Value: "true", Msg: fmt.Sprintf("%s cannot count the points it holds", d.Name), Valid: "false"})
+	}
+	return errs
+}
+
+// Capabilities says which optional interfaces a driver's adapters have, so
+// that configurations can be checked before connecting.
+type Capabilities struct {
+	Flush, ClearCache, Count, Answer, Version bool
+}
+
+// CapabilitiesOf inspects an adapter value.
+func CapabilitiesOf(a Adapter) Capabilities {
+	_, f := a.(Flusher)
+	_, cc := a.(CacheClearer)
+	_, cnt := a.(Counter)
+	_, ans := a.(Answerer)
+	_, v := a.(Versioner)
+	return Capabilities{Flush: f, ClearCache: cc, Count: cnt, Answer: ans, Version: v}
+}
+
+// UnsupportedFamilies is a Check helper: it reports every query family with
+// weight that the database cannot run.
+func UnsupportedFamilies(c *config.Config, db string, supported func(queries.Family) bool) config.Errors {
+	var errs config.Errors
+	for i := 1; i < config.NumOperations; i++ {
+		f := queries.FamilyByIndex(i)
+		if c.OperationProportion[i] > 0 && !supported(f) {
+			errs = append(errs, &config.Error{Key: "OPERATION_PROPORTION", Value: c.Value("OPERATION_PROPORTION"),
+				Msg: fmt.Sprintf("gives %s (%s) a share, which %s cannot run", f.ID(), f, db), Valid: fmt.Sprintf("weight 0 at position %d", i+1)})
+		}
+	}
+	return errs
+}

@@ -1,0 +1,275 @@
+// Package metrics records operations: per operation ok/failed counts and
+// points, an HdrHistogram of latencies (microseconds, 3 significant digits,
+// up to one hour) with the exact sum, minimum and maximum, and points per
+// one-second window. A Recorder belongs to one client goroutine and needs no
+// locks; Snapshots merge exactly.
+package metrics
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram bounds: 1 µs resolution, values up to one hour.
+const (
+	lowestMicros  = 1
+	highestMicros = int64(time.Hour / time.Microsecond)
+	sigFigs       = 3
+)
+
+func newHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(lowestMicros, highestMicros, sigFigs)
+}
+
+// Recorder collects one client's operations of one phase.
+type Recorder struct {
+	start time.Time
+	ops   []*Op
+	index map[string]int
+}
+
+// NewRecorder starts recording; one-second windows count from start.
+func NewRecorder(start time.Time) *Recorder {
+	return &Recorder{start: start, index: map[string]int{}}
+}
+
+// Op returns the handle of a named operation, creating it on first use.
+// Hold on to it: recording through a handle costs no map lookup.
+func (r *Recorder) Op(name string) *Op {
+	if i, ok := r.index[name]; ok {
+		return r.ops[i]
+	}
+	op := &Op{name: name, rec: r, min: math.MaxInt64}
+	r.index[name] = len(r.ops)
+	r.ops = append(r.ops, op)
+	return op
+}
+
+// Op accumulates one operation kind of one client.
+type Op struct {
+	name                             string
+	rec                              *Recorder
+	okOps, okPoints, failOps, failPt int64
+	sumMicros, min, max              int64
+	hist                             *hdrhistogram.Histogram // created on first success
+	perSecond                        []int64                 // ok points by completion second
+}
+
+// Record adds one operation that started at start and took d. Failed
+// operations count but their latency does not go into the histogram
+// (iot-benchmark's convention: a timeout would otherwise look like a result).
+func (o *Op) Record(start time.Time, d time.Duration, points int64, ok bool) {
+	if !ok {
+		o.failOps++
+		o.failPt += points
+		return
+	}
+	us := max(int64(d/time.Microsecond), lowestMicros)
+	us = min(us, highestMicros)
+	if o.hist == nil {
+		o.hist = newHistogram()
+	}
+	_ = o.hist.RecordValue(us) // in range by construction
+	o.okOps++
+	o.okPoints += points
+	o.sumMicros += us
+	o.min = min(o.min, us)
+	o.max = max(o.max, us)
+	sec := int(start.Add(d).Sub(o.rec.start) / time.Second)
+	if sec >= 0 {
+		for len(o.perSecond) <= sec {
+			o.perSecond = append(o.perSecond, 0)
+		}
+		o.perSecond[sec] += points
+	}
+}
+
+// Snapshot is the merged record of one operation. Its JSON form holds the
+// histogram encoded (HdrHistogram V2, compressed, base64) so that records
+// from several clients, processes or machines merge exactly.
+type Snapshot struct {
+	Operation  string  `json:"operation"`
+	OKOps      int64   `json:"ok_operations"`
+	OKPoints   int64   `json:"ok_points"`
+	FailOps    int64   `json:"failed_operations"`
+	FailPoints int64   `json:"failed_points"`
+	SumMicros  int64   `json:"latency_sum_us"`
+	MinMicros  int64   `json:"latency_min_us"`
+	MaxMicros  int64   `json:"latency_max_us"`
+	Histogram  string  `json:"latency_histogram,omitempty"`
+	PerSecond  []int64 `json:"points_per_second,omitempty"`
+
+	hist *hdrhistogram.Histogram
+}
+
+// Snapshots returns every operation of the recorder.
+func (r *Recorder) Snapshots() []*Snapshot {
+	var out []*Snapshot
+	for _, o := range r.ops {
+		s := &Snapshot{Operation: o.name, OKOps: o.okOps, OKPoints: o.okPoints, FailOps: o.failOps, FailPoints: o.failPt,
+			SumMicros: o.sumMicros, PerSecond: append([]int64(nil), o.perSecond...)}
+		if o.okOps > 0 {
+			s.MinMicros, s.MaxMicros = o.min, o.max
+			s.hist = o.hist.Clone()
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Merge combines snapshots by operation name, keeping first-seen order.
+func Merge(parts ...[]*Snapshot) []*Snapshot {
+	var out []*Snapshot
+	by := map[string]*Snapshot{}
+	for _, part := range parts {
+		for _, s := range part {
+			m, ok := by[s.Operation]
+			if !ok {
+				m = &Snapshot{Operation: s.Operation}
+				by[s.Operation] = m
+				out = append(out, m)
+			}
+			m.add(s)
+		}
+	}
+	return out
+}
+
+func (m *Snapshot) add(s *Snapshot) {
+	if s.OKOps > 0 {
+		if m.OKOps == 0 || s.MinMicros < m.MinMicros {
+			m.MinMicros = s.MinMicros
+		}
+		m.MaxMicros = max(m.MaxMicros, s.MaxMicros)
+		if h := s.histogram(); h != nil {
+			if m.hist == nil {
+				m.hist = newHistogram()
+			}
+			m.hist.Merge(h)
+		}
+	}
+	m.OKOps += s.OKOps
+	m.OKPoints += s.OKPoints
+	m.FailOps += s.FailOps
+	m.FailPoints += s.FailPoints
+	m.SumMicros += s.SumMicros
+	for len(m.PerSecond) < len(s.PerSecond) {
+		m.PerSecond = append(m.PerSecond, 0)
+	}
+	for i, p := range s.PerSecond {
+		m.PerSecond[i] += p
+	}
+}
+
+// histogram returns the decoded histogram (nil when there were no successes).
+func (s *Snapshot) histogram() *hdrhistogram.Histogram {
+	if s.hist == nil && s.Histogram != "" {
+		raw, err := base64.StdEncoding.DecodeString(s.Histogram)
+		if err == nil {
+			s.hist, _ = hdrhistogram.Decode(raw)
+		}
+	}
+	return s.hist
+}
+
+// Encode fills the Histogram field from the in-memory histogram, for saving.
+func (s *Snapshot) Encode() error {
+	if s.hist == nil {
+		return nil
+	}
+	raw, err := s.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return fmt.Errorf("encode latency histogram of %s: %w", s.Operation, err)
+	}
+	s.Histogram = base64.StdEncoding.EncodeToString(raw)
+	return nil
+}
+
+// Latency is the latency summary of the Latency Matrix, in milliseconds.
+type Latency struct {
+	Avg, Min, P10, P25, Median, P75, P90, P95, P99, P999, Max float64
+}
+
+// Latency summarises ok latencies. AVG, MIN and MAX are exact; percentiles
+// are HdrHistogram's, exact to 3 significant digits.
+func (s *Snapshot) Latency() Latency {
+	h := s.histogram()
+	if s.OKOps == 0 || h == nil {
+		return Latency{}
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	p := func(q float64) float64 {
+		v := h.ValueAtPercentile(q)
+		// The histogram reports the top of a bucket; never above the true max.
+		return ms(min(max(v, s.MinMicros), s.MaxMicros))
+	}
+	return Latency{
+		Avg: float64(s.SumMicros) / float64(s.OKOps) / 1000, Min: ms(s.MinMicros),
+		P10: p(10), P25: p(25), Median: p(50), P75: p(75), P90: p(90), P95: p(95), P99: p(99), P999: p(99.9),
+		Max: ms(s.MaxMicros),
+	}
+}
+
+// Percentile returns the latency percentile q (0..100) in milliseconds.
+func (s *Snapshot) Percentile(q float64) float64 {
+	h := s.histogram()
+	if s.OKOps == 0 || h == nil {
+		return 0
+	}
+	v := min(max(h.ValueAtPercentile(q), s.MinMicros), s.MaxMicros)
+	return float64(v) / 1000
+}
+
+// Throughput summarises points per second over one-second windows. The
+// last window is usually partial and is scaled by its real length.
+type Throughput struct {
+	Min, Mean, Median, Max float64
+	Windows                int
+}
+
+// WindowThroughput computes the per-window throughput of a phase that lasted
+// elapsed.
+func (s *Snapshot) WindowThroughput(elapsed time.Duration) Throughput {
+	secs := elapsed.Seconds()
+	n := int(math.Ceil(secs))
+	if n == 0 || s.OKPoints == 0 {
+		return Throughput{}
+	}
+	pts := func(i int) float64 {
+		if i < len(s.PerSecond) {
+			return float64(s.PerSecond[i])
+		}
+		return 0
+	}
+	rates := make([]float64, n)
+	for i := 0; i < n; i++ {
+		length := 1.0
+		if i == n-1 && secs < float64(n) {
+			length = secs - float64(n-1)
+		}
+		if i == n-1 && n > 1 && length < 0.5 {
+			// A sliver of a window says more about timing than about the
+			// database: fold it into the previous window.
+			rates = rates[:n-1]
+			rates[n-2] = (pts(n-2) + pts(i)) / (1 + length)
+			break
+		}
+		rates[i] = pts(i) / length
+	}
+	sorted := append([]float64(nil), rates...)
+	sort.Float64s(sorted)
+	sum := 0.0
+	for _, r := range sorted {
+		sum += r
+	}
+	med := sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		med = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+	}
+	return Throughput{Min: sorted[0], Mean: sum / float64(len(sorted)), Median: med, Max: sorted[len(sorted)-1], Windows: len(sorted)}
+}

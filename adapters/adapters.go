@@ -76,6 +76,9 @@ type Driver struct {
 	// configuration is checked before connecting. CapabilitiesOf verifies it
 	// in each adapter's tests.
 	Can Capabilities
+	// Address says where the database is (file path, host:port list), for
+	// output and the run record; nil when it has no place.
+	Address func(c *config.Config) []string
 	// Check reports what this database cannot do with the configuration,
 	// before anything runs (unsupported query families, aggregates, options).
 	Check func(c *config.Config) config.Errors

@@ -332,7 +332,7 @@ func Keys() []Key {
 		{Name: "TRUST_STORE_PWD", Group: GroupIoTDB, Default: "", Valid: "any text", Doc: "IoTDB TLS: trust store password. Never printed or saved.", Secret: true, parse: func(c *Config, v string) error { c.TrustStorePwd = v; return nil }},
 
 		stringKey("RESULTS_DIR", GroupTSBench, "results", "Folder of run records (`<id>.json`).", func(c *Config) *string { return &c.ResultsDir }),
-		stringKey("SQLITE_PATH", GroupTSBench, "", "SQLite database file; empty means `<RESULTS_DIR>/../<DB_NAME>.db`, i.e. `<DB_NAME>.db` beside the results folder.", func(c *Config) *string { return &c.SQLitePath }),
+		stringKey("SQLITE_PATH", GroupTSBench, "", "SQLite database file; empty means `<RESULTS_DIR>/<DB_NAME>.db`.", func(c *Config) *string { return &c.SQLitePath }),
 		boolKey("VERIFY", GroupTSBench, "false", "After the run, count the points the database holds per device and compare them with what was written; a mismatch makes the exit status 3.", func(c *Config) *bool { return &c.Verify }),
 	}
 	for _, t := range EncodingTypes {

@@ -58,15 +58,32 @@ type Op struct {
 	sumMicros, min, max              int64
 	hist                             *hdrhistogram.Histogram // created on first success
 	perSecond                        []int64                 // ok points by completion second
+	errors                           map[string]int64        // failure messages and how often
 }
 
-// Record adds one operation that started at start and took d. Failed
-// operations count but their latency does not go into the histogram
-// (iot-benchmark's convention: a timeout would otherwise look like a result).
-func (o *Op) Record(start time.Time, d time.Duration, points int64, ok bool) {
-	if !ok {
+// maxErrorKinds bounds the distinct failure messages kept per operation, so
+// a server that fails with ever-changing messages cannot grow memory.
+const maxErrorKinds = 10
+
+// Record adds one operation that started at start and took d; err is
+// its failure, if it failed. Failed operations count but their latency does
+// not go into the histogram (a timeout would otherwise look like a result).
+func (o *Op) Record(start time.Time, d time.Duration, points int64, err error) {
+	if err != nil {
 		o.failOps++
 		o.failPt += points
+		msg := err.Error()
+		if len(msg) > 300 {
+			msg = msg[:300] + "..."
+		}
+		if o.errors == nil {
+			o.errors = map[string]int64{}
+		}
+		if _, seen := o.errors[msg]; seen || len(o.errors) < maxErrorKinds {
+			o.errors[msg]++
+		} else {
+			o.errors["(other errors)"]++
+		}
 		return
 	}
 	us := max(int64(d/time.Microsecond), lowestMicros)
@@ -103,6 +120,8 @@ type Snapshot struct {
 	MaxMicros  int64   `json:"latency_max_us"`
 	Histogram  string  `json:"latency_histogram,omitempty"`
 	PerSecond  []int64 `json:"points_per_second,omitempty"`
+	// Errors counts failures by message (at most a few distinct messages).
+	Errors map[string]int64 `json:"errors,omitempty"`
 
 	hist *hdrhistogram.Histogram
 }
@@ -113,6 +132,12 @@ func (r *Recorder) Snapshots() []*Snapshot {
 	for _, o := range r.ops {
 		s := &Snapshot{Operation: o.name, OKOps: o.okOps, OKPoints: o.okPoints, FailOps: o.failOps, FailPoints: o.failPt,
 			SumMicros: o.sumMicros, PerSecond: append([]int64(nil), o.perSecond...)}
+		for msg, n := range o.errors {
+			if s.Errors == nil {
+				s.Errors = map[string]int64{}
+			}
+			s.Errors[msg] = n
+		}
 		if o.okOps > 0 {
 			s.MinMicros, s.MaxMicros = o.min, o.max
 			s.hist = o.hist.Clone()
@@ -158,6 +183,12 @@ func (m *Snapshot) add(s *Snapshot) {
 	m.FailOps += s.FailOps
 	m.FailPoints += s.FailPoints
 	m.SumMicros += s.SumMicros
+	for msg, n := range s.Errors {
+		if m.Errors == nil {
+			m.Errors = map[string]int64{}
+		}
+		m.Errors[msg] += n
+	}
 	for len(m.PerSecond) < len(s.PerSecond) {
 		m.PerSecond = append(m.PerSecond, 0)
 	}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -18,13 +19,13 @@ func TestPercentilesMatchExact(t *testing.T) {
 	for i := 0; i < 100000; i++ {
 		d := time.Duration(rng.ExpFloat64()*5000) * time.Microsecond
 		d = max(d, time.Microsecond)
-		op.Record(t0, d, 10, true)
+		op.Record(t0, d, 10, nil)
 		exact = append(exact, float64(d/time.Microsecond)/1000)
 	}
-	op.Record(t0, time.Second, 10, false)
+	op.Record(t0, time.Second, 10, errors.New("connection refused"))
 	sort.Float64s(exact)
 	s := rec.Snapshots()[0]
-	if s.OKOps != 100000 || s.FailOps != 1 || s.OKPoints != 1000000 || s.FailPoints != 10 {
+	if s.OKOps != 100000 || s.FailOps != 1 || s.OKPoints != 1000000 || s.FailPoints != 10 || s.Errors["connection refused"] != 1 {
 		t.Fatalf("counts %+v", s)
 	}
 	l := s.Latency()
@@ -56,11 +57,11 @@ func TestMergeIsExactAcrossEncoding(t *testing.T) {
 	for i := 1; i <= 2000; i++ {
 		d := time.Duration(i*37%5000+1) * time.Microsecond
 		at := t0.Add(time.Duration(i) * time.Millisecond)
-		all.Op("Q").Record(at, d, 3, true)
+		all.Op("Q").Record(at, d, 3, nil)
 		if i%2 == 0 {
-			a.Op("Q").Record(at, d, 3, true)
+			a.Op("Q").Record(at, d, 3, nil)
 		} else {
-			b.Op("Q").Record(at, d, 3, true)
+			b.Op("Q").Record(at, d, 3, nil)
 		}
 	}
 	// Round-trip b through JSON, as a saved record would be.
@@ -114,6 +115,6 @@ func BenchmarkRecord(b *testing.B) {
 	d := 1234 * time.Microsecond
 	b.ReportAllocs()
 	for b.Loop() {
-		op.Record(t0, d, 50000, true)
+		op.Record(t0, d, 50000, nil)
 	}
 }

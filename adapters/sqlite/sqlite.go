@@ -39,6 +39,7 @@ func Driver() adapters.Driver {
 		Name:        "SQLite",
 		Description: "embedded SQLite database file (the default; needs no server)",
 		Can:         adapters.Capabilities{Flush: true, Count: true, Answer: true, Version: true},
+		Address:     func(c *config.Config) []string { return []string{Path(c)} },
 		Check:       check,
 		Open:        open,
 	}

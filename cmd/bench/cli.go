@@ -1,0 +1,309 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/adapters/null"
+	"github.com/tsbench/tsbench/adapters/sqlite"
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/report"
+	"github.com/tsbench/tsbench/runner"
+)
+
+// Exit statuses.
+const (
+	exitOK        = 0
+	exitRegressed = 1 // compare --fail-above found a regression
+	exitUsage     = 2 // bad usage or input
+	exitFailed    = 3 // the run itself failed
+)
+
+// exitError carries an exit status; its message is printed as is.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageError(err error) error  { return &exitError{exitUsage, err} }
+func failedError(err error) error { return &exitError{exitFailed, err} }
+
+// registry is every database this build knows.
+func registry() adapters.Registry {
+	return adapters.Registry{sqlite.Driver(), null.Driver()}
+}
+
+// version is set at build time with -ldflags "-X main.version=..."; else it
+// comes from the module's build information.
+var version = ""
+
+func toolVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+				return "dev-" + s.Value[:7]
+			}
+		}
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return v
+		}
+	}
+	return "dev"
+}
+
+// Main runs the command line and returns the exit status. main only wires
+// it to the process, so tests run the whole CLI in-process.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRoot(ctx, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	code := exitUsage // cobra's own errors are usage errors
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+		fmt.Fprintf(stderr, "bench: %s\n", line)
+	}
+	return code
+}
+
+type runFlags struct {
+	config  string
+	sets    []string
+	label   string
+	format  string
+	dryRun  bool
+	results string
+}
+
+func newRoot(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	var rf runFlags
+	root := &cobra.Command{
+		Use:   "bench",
+		Short: "Benchmark time-series databases with iot-benchmark's config.properties",
+		Long: `tsbench runs iot-benchmark style workloads (config.properties) against a
+database and reports iot-benchmark's Result and Latency matrices.
+
+  bench -c config.properties        run the benchmark in the file
+  bench show RUN                    print a saved run again
+
+Exit status: 0 ok, 2 bad usage or input, 3 the run failed.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if rf.config == "" {
+				cmd.SetOut(stderr)
+				_ = cmd.Help()
+				return usageError(errors.New("give a config file with -c, e.g. bench -c config.properties"))
+			}
+			return runBenchmark(ctx, rf, stdout, stderr)
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	addRunFlags(root, &rf)
+
+	var rf2 runFlags
+	run := &cobra.Command{
+		Use:   "run -c FILE",
+		Short: "Run a benchmark",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if rf2.config == "" {
+				return usageError(errors.New("give a config file with -c, e.g. bench run -c config.properties"))
+			}
+			return runBenchmark(ctx, rf2, stdout, stderr)
+		},
+	}
+	addRunFlags(run, &rf2)
+	root.AddCommand(run, newShow(stdout), newVerify(ctx, stdout, stderr), newVersion(stdout))
+	return root
+}
+
+func addRunFlags(cmd *cobra.Command, rf *runFlags) {
+	f := cmd.Flags()
+	f.StringVarP(&rf.config, "config", "c", "", "config.properties file to run")
+	f.StringArrayVar(&rf.sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
+	f.StringVar(&rf.label, "label", "", "tag the run, e.g. master-a2b704d (bench show and compare find runs by label)")
+	f.StringVar(&rf.format, "format", "text", "output format: text, markdown, csv or json")
+	f.BoolVar(&rf.dryRun, "dry-run", false, "print the configuration and the plan, run nothing")
+}
+
+// loadConfig reads a configuration and prints what the loader had to say.
+func loadConfig(path string, sets []string, stderr io.Writer) (*config.Loaded, error) {
+	l, err := config.Load(config.Source{Path: path, Sets: sets})
+	if err != nil {
+		var ce *config.Error
+		var ces config.Errors
+		if errors.As(err, &ce) || errors.As(err, &ces) {
+			return nil, usageError(err)
+		}
+		return nil, usageError(fmt.Errorf("read %s: %w", path, err))
+	}
+	return l, nil
+}
+
+func printNotes(l *config.Loaded, w io.Writer) {
+	for _, n := range l.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for _, wn := range l.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
+}
+
+func runBenchmark(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
+	if err := report.CheckFormat(rf.format); err != nil {
+		return usageError(err)
+	}
+	l, err := loadConfig(rf.config, rf.sets, stderr)
+	if err != nil {
+		return err
+	}
+	c := l.Config
+	drv, err := registry().Lookup(c.DBSwitch)
+	if err != nil {
+		return usageError(err)
+	}
+	if errs := drv.Validate(c); len(errs) > 0 {
+		return usageError(errs)
+	}
+	plan, err := runner.NewPlan(c)
+	if err != nil {
+		return usageError(err)
+	}
+	// Text and markdown go to stdout with the tables; with csv or json the
+	// tables must stay machine-readable, so the human lines go to stderr.
+	human := stdout
+	if rf.format == "csv" || rf.format == "json" {
+		human = stderr
+	}
+	fmt.Fprintf(human, "tsbench %s: measuring %s%s\n", toolVersion(), drv.Name, where(drv, c))
+	printNotes(l, stderr)
+	c.WriteDump(human)
+	if rf.dryRun {
+		plan.Describe(human)
+		return nil
+	}
+	opts := runner.Options{Log: stderr, Progress: stderr, Terminal: isTerminal(stderr)}
+	res, runErr := runner.Run(ctx, plan, drv, opts)
+	rec := buildRecord(l, plan, drv, res, rf.label, runErr)
+	path, saveErr := report.Store{Dir: c.ResultsDir}.Save(rec)
+	if runErr == nil {
+		if err := report.WriteRun(stdout, rf.format, rec); err != nil {
+			return failedError(fmt.Errorf("print results: %w", err))
+		}
+	}
+	if saveErr != nil {
+		return failedError(saveErr)
+	}
+	fmt.Fprintf(human, "Run record: %s\n", path)
+	switch {
+	case runErr != nil:
+		return failedError(runErr)
+	case res.Stopped != nil:
+		return failedError(fmt.Errorf("the run stopped early: %v (the record is marked incomplete)", res.Stopped))
+	case rec.Verify != nil && !rec.Verify.OK():
+		return failedError(fmt.Errorf("verify: %d of %d devices hold other point counts than were written", len(rec.Verify.Mismatches), rec.Verify.Devices))
+	}
+	return nil
+}
+
+func where(drv *adapters.Driver, c *config.Config) string {
+	if drv.Address == nil {
+		return " (" + drv.Description + ")"
+	}
+	return " at " + strings.Join(drv.Address(c), ", ")
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// buildRecord turns a run's result into its record; a run that could not
+// even connect still gets a record, marked incomplete, so nothing is lost.
+func buildRecord(l *config.Loaded, plan *runner.Plan, drv *adapters.Driver, res *runner.Result, label string, runErr error) *report.Record {
+	c := l.Config
+	vals := c.Values()
+	rec := &report.Record{
+		SchemaVersion: report.SchemaVersion,
+		ID:            report.NewID(res.Started, label),
+		Label:         label,
+		Status:        report.StatusComplete,
+		Tool:          report.Tool{Version: toolVersion(), GoVersion: runtime.Version()},
+		Host:          report.CurrentHost(),
+		Target:        report.Target{DB: drv.Name, Version: res.ServerVersion},
+		StartedAt:     res.Started.UTC(),
+		FinishedAt:    res.Finished.UTC(),
+		Fingerprint:   report.Fingerprint(vals),
+		Config:        vals,
+		Notes:         l.Notes,
+		Warnings:      l.Warnings,
+	}
+	if rec.FinishedAt.IsZero() {
+		rec.FinishedAt = time.Now().UTC()
+	}
+	if drv.Address != nil {
+		rec.Target.Address = drv.Address(c)
+	}
+	switch {
+	case runErr != nil:
+		rec.Status, rec.Error = report.StatusIncomplete, runErr.Error()
+	case res.Stopped != nil:
+		rec.Status, rec.Error = report.StatusIncomplete, res.Stopped.Error()
+	}
+	for _, s := range res.Steps {
+		st := report.Step{Name: s.Name, Seconds: s.Elapsed.Seconds(), Skipped: s.Skipped != "", Detail: s.Skipped}
+		if s.Err != nil {
+			st.Error = s.Err.Error()
+		}
+		rec.Steps = append(rec.Steps, st)
+	}
+	for _, p := range res.Phases {
+		rec.Phases = append(rec.Phases, report.Phase{Name: p.Name, Round: p.Round, Clients: p.Clients, StartedAt: p.Started.UTC(), Seconds: p.Elapsed.Seconds(), Operations: p.Operations})
+	}
+	if res.Verify != nil {
+		v := &report.Verify{Devices: len(res.Verify)}
+		for _, d := range res.Verify {
+			v.Expected += d.Expected
+			v.Found += d.Found
+			if d.Err != nil || d.Found != d.Expected {
+				m := report.Mismatch{Device: d.Device.Name, Expected: d.Expected, Found: d.Found}
+				if d.Err != nil {
+					m.Error = d.Err.Error()
+				}
+				v.Mismatches = append(v.Mismatches, m)
+			}
+		}
+		rec.Verify = v
+	}
+	return rec
+}

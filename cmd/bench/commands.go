@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/report"
+	"github.com/tsbench/tsbench/runner"
+)
+
+func newShow(stdout io.Writer) *cobra.Command {
+	var format, results string
+	cmd := &cobra.Command{
+		Use:   "show RUN...",
+		Short: "Print saved runs again (by id, id prefix, label or record file)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := report.CheckFormat(format); err != nil {
+				return usageError(err)
+			}
+			store := report.Store{Dir: results}
+			for i, ref := range args {
+				recs, err := store.Find(ref)
+				if err != nil {
+					return usageError(err)
+				}
+				for j, rec := range recs {
+					if (i > 0 || j > 0) && format != "json" {
+						fmt.Fprintln(stdout)
+					}
+					if err := report.WriteRun(stdout, format, rec); err != nil {
+						return failedError(err)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, markdown, csv or json")
+	cmd.Flags().StringVar(&results, "results", "results", "results folder (RESULTS_DIR of the runs)")
+	return cmd
+}
+
+func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	var cfgPath string
+	var sets []string
+	cmd := &cobra.Command{
+		Use:   "verify -c FILE",
+		Short: "Count the points the database holds per device and compare them with what the config writes",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cfgPath == "" {
+				return usageError(errors.New("give a config file with -c, e.g. bench verify -c config.properties"))
+			}
+			l, err := loadConfig(cfgPath, sets, stderr)
+			if err != nil {
+				return err
+			}
+			c := l.Config
+			c.Verify = true
+			drv, err := registry().Lookup(c.DBSwitch)
+			if err != nil {
+				return usageError(err)
+			}
+			if errs := drv.Validate(c); len(errs) > 0 {
+				return usageError(errs)
+			}
+			plan, err := runner.NewPlan(c)
+			if err != nil {
+				return usageError(err)
+			}
+			printNotes(l, stderr)
+			a, err := drv.Open(ctx, adapters.Params{Config: c, Schema: plan.Schema})
+			if err != nil {
+				return failedError(fmt.Errorf("%w %s: %v", runner.ErrConnect, drv.Name, err))
+			}
+			defer a.Close()
+			cnt := a.(adapters.Counter) // Validate checked the capability
+			v := &report.Verify{}
+			perDevice := plan.DataRows * int64(len(plan.Schema.Sensors))
+			for i := range plan.Schema.Devices {
+				d := &plan.Schema.Devices[i]
+				want := int64(0)
+				if d.Written {
+					want = perDevice
+				}
+				qctx, cancel := context.WithTimeout(ctx, time.Duration(c.ReadTimeoutMS)*time.Millisecond)
+				n, err := cnt.CountPoints(qctx, d)
+				cancel()
+				v.Devices++
+				v.Expected += want
+				v.Found += n
+				if err != nil || n != want {
+					m := report.Mismatch{Device: d.Name, Expected: want, Found: n}
+					if err != nil {
+						m.Error = err.Error()
+					}
+					v.Mismatches = append(v.Mismatches, m)
+				}
+			}
+			fmt.Fprintf(stdout, "tsbench %s: verifying %s%s against a complete run of %s\n", toolVersion(), drv.Name, where(drv, c), cfgPath)
+			if err := report.WriteTables(stdout, "text", report.RunTables(&report.Record{Verify: v})); err != nil {
+				return failedError(err)
+			}
+			if !v.OK() {
+				return failedError(fmt.Errorf("verify: %d of %d devices hold other point counts than the config writes", len(v.Mismatches), v.Devices))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "config.properties file whose data to check")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
+	return cmd
+}
+
+func newVersion(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version and the databases this build supports",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintf(stdout, "tsbench %s\n", toolVersion())
+			fmt.Fprintln(stdout, "DB_SWITCH values:")
+			for _, d := range registry() {
+				names := append([]string{d.Name}, d.Aliases...)
+				fmt.Fprintf(stdout, "  %-20s %s\n", strings.Join(names, ", "), d.Description)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,106 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ResultHeader is iot-benchmark's Result Matrix header, exactly.
+var ResultHeader = []string{"Operation", "okOperation", "okPoint", "failOperation", "failPoint", "throughput(point/s)"}
+
+// LatencyHeader is iot-benchmark's Latency Matrix header (ms) without
+// SLOWEST_THREAD, which tsbench does not compute.
+var LatencyHeader = []string{"Operation", "AVG", "MIN", "P10", "P25", "MEDIAN", "P75", "P90", "P95", "P99", "P999", "MAX"}
+
+// ThroughputHeader heads the per-window throughput table.
+var ThroughputHeader = []string{"Operation", "min", "mean", "median", "max", "windows"}
+
+// phaseTitle names a phase in table titles.
+func phaseTitle(p *Phase) string {
+	if p.Round > 0 {
+		return fmt.Sprintf("%s, round %d", p.Name, p.Round)
+	}
+	return p.Name
+}
+
+// PhaseTables returns the three tables of one phase.
+func PhaseTables(p *Phase) []Table {
+	title := phaseTitle(p)
+	res := Table{Title: "Result Matrix (" + title + ")", Header: ResultHeader}
+	lat := Table{Title: "Latency (ms) Matrix (" + title + ")", Header: LatencyHeader}
+	thr := Table{Title: "Throughput (point/s) per one-second window (" + title + ")", Header: ThroughputHeader}
+	secs := p.Seconds
+	for _, op := range p.Operations {
+		tput := 0.0
+		if secs > 0 {
+			tput = float64(op.OKPoints) / secs
+		}
+		res.Rows = append(res.Rows, []string{op.Operation, itoa(op.OKOps), itoa(op.OKPoints), itoa(op.FailOps), itoa(op.FailPoints), f2(tput)})
+		l := op.Latency()
+		lat.Rows = append(lat.Rows, []string{op.Operation, f2(l.Avg), f2(l.Min), f2(l.P10), f2(l.P25), f2(l.Median), f2(l.P75), f2(l.P90), f2(l.P95), f2(l.P99), f2(l.P999), f2(l.Max)})
+		w := op.WindowThroughput(p.Elapsed())
+		thr.Rows = append(thr.Rows, []string{op.Operation, f2(w.Min), f2(w.Mean), f2(w.Median), f2(w.Max), itoa(int64(w.Windows))})
+	}
+	res.Notes = []string{fmt.Sprintf("Test elapsed time: %.2f second; throughput = okPoint / elapsed time", secs)}
+	return []Table{res, lat, thr}
+}
+
+// RunTables returns the tables of every phase of a run.
+func RunTables(rec *Record) []Table {
+	var out []Table
+	for i := range rec.Phases {
+		out = append(out, PhaseTables(&rec.Phases[i])...)
+	}
+	if rec.Verify != nil {
+		v := Table{Title: "Verify", Header: []string{"Device", "expected", "found", "error"}}
+		for _, m := range rec.Verify.Mismatches {
+			v.Rows = append(v.Rows, []string{m.Device, itoa(m.Expected), itoa(m.Found), m.Error})
+		}
+		v.Rows = append(v.Rows, []string{fmt.Sprintf("all %d devices", rec.Verify.Devices), itoa(rec.Verify.Expected), itoa(rec.Verify.Found), ""})
+		if rec.Verify.OK() {
+			v.Notes = []string{"Verify: every device holds exactly the points written."}
+		} else {
+			v.Notes = []string{fmt.Sprintf("Verify: %d devices differ from what was written.", len(rec.Verify.Mismatches))}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// WriteRun prints a run: a summary header (text and markdown), then its
+// tables; json prints the whole record.
+func WriteRun(w io.Writer, format string, rec *Record) error {
+	if format == "json" {
+		return WriteJSON(w, rec)
+	}
+	if format != "csv" {
+		fmt.Fprintf(w, "Run %s", rec.ID)
+		if rec.Label != "" {
+			fmt.Fprintf(w, " (%s)", rec.Label)
+		}
+		fmt.Fprintf(w, ": %s on %s, %s, started %s\n", rec.Target.DB, nonEmpty(rec.Target.Version, "unknown version"), rec.Status, rec.StartedAt.UTC().Format("2006-01-02 15:04:05Z"))
+		if rec.Error != "" {
+			fmt.Fprintf(w, "Stopped early: %s\n", rec.Error)
+		}
+		for _, s := range rec.Steps {
+			status := "ok"
+			switch {
+			case s.Error != "":
+				status = "failed: " + s.Error
+			case s.Skipped:
+				status = "skipped: " + s.Detail
+			}
+			fmt.Fprintf(w, "%s: %.2f second, %s\n", s.Name, s.Seconds, status)
+		}
+		fmt.Fprintln(w)
+	}
+	return WriteTables(w, format, RunTables(rec))
+}
+
+func nonEmpty(s, alt string) string {
+	if strings.TrimSpace(s) == "" {
+		return alt
+	}
+	return s
+}

@@ -1,0 +1,205 @@
+// Package report holds what a run leaves behind and how it is shown: the
+// versioned run record (JSON), the results folder that stores records, and
+// the tables printed from them (iot-benchmark's Result and Latency matrices,
+// throughput windows) in text, Markdown, CSV and JSON.
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/metrics"
+)
+
+// SchemaVersion is the version of the run record format. Readers refuse
+// records with a newer major version.
+const SchemaVersion = 1
+
+// Run statuses.
+const (
+	StatusComplete   = "complete"
+	StatusIncomplete = "incomplete" // cut short by a signal, a time limit of the user's or a fatal error
+)
+
+// Record is everything one run leaves behind.
+type Record struct {
+	SchemaVersion int               `json:"schema_version"`
+	ID            string            `json:"id"`
+	Label         string            `json:"label,omitempty"`
+	Status        string            `json:"status"`
+	Error         string            `json:"error,omitempty"`
+	Tool          Tool              `json:"tool"`
+	Host          Host              `json:"host"`
+	Target        Target            `json:"target"`
+	StartedAt     time.Time         `json:"started_at"`
+	FinishedAt    time.Time         `json:"finished_at"`
+	Fingerprint   string            `json:"workload_fingerprint"`
+	Config        map[string]string `json:"config"`
+	Notes         []string          `json:"notes,omitempty"`
+	Warnings      []string          `json:"warnings,omitempty"`
+	Steps         []Step            `json:"steps,omitempty"`
+	Phases        []Phase           `json:"phases"`
+	Verify        *Verify           `json:"verify,omitempty"`
+}
+
+// Tool identifies the tsbench build.
+type Tool struct {
+	Version   string `json:"version"`
+	GoVersion string `json:"go_version"`
+}
+
+// Host describes the machine tsbench ran on.
+type Host struct {
+	Hostname    string `json:"hostname"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	CPUs        int    `json:"cpus"`
+	MemoryBytes int64  `json:"memory_bytes,omitempty"`
+}
+
+// Target is the database measured.
+type Target struct {
+	DB      string   `json:"db"`      // DB_SWITCH
+	Version string   `json:"version"` // as the database reports it
+	Address []string `json:"address,omitempty"`
+}
+
+// Step is a lifecycle step (cleanup, schema, flush, verify...) and how it went.
+type Step struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
+	Output  string  `json:"output,omitempty"`
+	Phase   string  `json:"phase,omitempty"`
+	Round   int     `json:"round,omitempty"`
+	Skipped bool    `json:"skipped,omitempty"`
+	Detail  string  `json:"detail,omitempty"`
+}
+
+// Phase is one measured part of a run, e.g. the main workload, or one round
+// of queries.
+type Phase struct {
+	Name       string              `json:"name"`
+	Round      int                 `json:"round,omitempty"`
+	Clients    int                 `json:"clients"`
+	StartedAt  time.Time           `json:"started_at"`
+	Seconds    float64             `json:"seconds"`
+	Operations []*metrics.Snapshot `json:"operations"`
+}
+
+// Elapsed is the phase's wall-clock duration.
+func (p *Phase) Elapsed() time.Duration { return time.Duration(p.Seconds * float64(time.Second)) }
+
+// Verify is the outcome of counting the points the database holds.
+type Verify struct {
+	Devices    int        `json:"devices"`
+	Expected   int64      `json:"expected_points"`
+	Found      int64      `json:"found_points"`
+	Mismatches []Mismatch `json:"mismatches,omitempty"`
+}
+
+// OK reports whether every device held what was written.
+func (v *Verify) OK() bool { return len(v.Mismatches) == 0 }
+
+// Mismatch is one device whose count differs.
+type Mismatch struct {
+	Device   string `json:"device"`
+	Expected int64  `json:"expected"`
+	Found    int64  `json:"found"`
+	Error    string `json:"error,omitempty"`
+}
+
+// NewID makes a run id: UTC start time plus a short hash, sortable by time.
+func NewID(start time.Time, label string) string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("%d|%s|%d", start.UnixNano(), label, os.Getpid())))
+	return start.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(h[:3])
+}
+
+// CurrentHost describes this machine.
+func CurrentHost() Host {
+	name, _ := os.Hostname()
+	return Host{Hostname: name, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), MemoryBytes: memTotal()}
+}
+
+func memTotal() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var kb int64
+		if _, err := fmt.Sscanf(line, "MemTotal: %d kB", &kb); err == nil {
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// nonWorkloadKeys do not change the data or the queries: where the database
+// is, how to log in, where results go, how the database stores data, timeouts
+// and progress. Two runs whose other keys agree did the same work.
+var nonWorkloadKeys = map[string]bool{
+	"DB_SWITCH": true, "HOST": true, "PORT": true, "USERNAME": true, "PASSWORD": true, "TOKEN": true,
+	"RESULTS_DIR": true, "SQLITE_PATH": true, "VERIFY": true, "LOG_PRINT_INTERVAL": true,
+	"WRITE_OPERATION_TIMEOUT_MS": true, "READ_OPERATION_TIMEOUT_MS": true, "INIT_WAIT_TIME": true,
+	"IS_DELETE_DATA": true, "CREATE_SCHEMA": true, "TEST_MAX_TIME": true, "BENCHMARK_WORK_MODE": true,
+}
+
+// WorkloadKeys returns the keys of cfg that define the workload.
+func WorkloadKeys(cfg map[string]string) []string {
+	var out []string
+	for _, k := range config.SortedNames(cfg) {
+		if nonWorkloadKeys[k] || config.IsSecretName(k) {
+			continue
+		}
+		if g := groupOf(k); g == config.GroupIoTDB {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+func groupOf(name string) string {
+	for _, k := range config.Keys() {
+		if k.Name == name {
+			return k.Group
+		}
+	}
+	return ""
+}
+
+// Fingerprint hashes the workload keys of a configuration.
+func Fingerprint(cfg map[string]string) string {
+	h := sha256.New()
+	for _, k := range WorkloadKeys(cfg) {
+		fmt.Fprintf(h, "%s=%s\n", k, cfg[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// FingerprintDiff lists workload keys whose values differ between a and b.
+func FingerprintDiff(a, b map[string]string) []string {
+	keys := map[string]bool{}
+	for _, k := range WorkloadKeys(a) {
+		keys[k] = true
+	}
+	for _, k := range WorkloadKeys(b) {
+		keys[k] = true
+	}
+	var out []string
+	for k := range keys {
+		if a[k] != b[k] {
+			out = append(out, fmt.Sprintf("%s: %q vs %q", k, a[k], b[k]))
+		}
+	}
+	sort.Strings(out)
+	return out
+}

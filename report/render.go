@@ -1,0 +1,126 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Formats are the output formats of every table-printing command.
+var Formats = []string{"text", "markdown", "csv", "json"}
+
+// CheckFormat validates a --format value.
+func CheckFormat(f string) error {
+	for _, ok := range Formats {
+		if f == ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("--format=%s is not a format tsbench writes (valid: %s)", f, strings.Join(Formats, ", "))
+}
+
+// Table is a titled grid of cells; the first column is a row label, the
+// others are right-aligned numbers.
+type Table struct {
+	Title  string     `json:"title"`
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
+	Notes  []string   `json:"notes,omitempty"`
+}
+
+// WriteTables renders tables as text, markdown or csv. JSON callers encode
+// their own structures with WriteJSON.
+func WriteTables(w io.Writer, format string, tables []Table) error {
+	switch format {
+	case "csv":
+		cw := csv.NewWriter(w)
+		for i, t := range tables {
+			if i > 0 {
+				cw.Write(nil)
+			}
+			cw.Write([]string{t.Title})
+			cw.Write(t.Header)
+			cw.WriteAll(t.Rows)
+		}
+		cw.Flush()
+		return cw.Error()
+	case "markdown":
+		for i, t := range tables {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "**%s**\n\n", t.Title)
+			if err := render(w, t, renderer.NewMarkdown()); err != nil {
+				return err
+			}
+			for _, n := range t.Notes {
+				fmt.Fprintf(w, "\n%s\n", n)
+			}
+		}
+		return nil
+	default:
+		for i, t := range tables {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintln(w, t.Title)
+			if err := render(w, t, renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})); err != nil {
+				return err
+			}
+			for _, n := range t.Notes {
+				fmt.Fprintln(w, n)
+			}
+		}
+		return nil
+	}
+}
+
+func render(w io.Writer, t Table, r tw.Renderer) error {
+	align := make([]tw.Align, len(t.Header))
+	for i := range align {
+		align[i] = tw.AlignRight
+	}
+	if len(align) > 0 {
+		align[0] = tw.AlignLeft
+	}
+	tbl := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(r),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+	)
+	tbl.Header(anySlice(t.Header)...)
+	if err := tbl.Bulk(t.Rows); err != nil {
+		return fmt.Errorf("render %s: %w", t.Title, err)
+	}
+	return tbl.Render()
+}
+
+func anySlice(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// WriteJSON writes v as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// f2 formats a number with two decimals, as iot-benchmark's matrices do.
+func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,151 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tsbench/tsbench/metrics"
+)
+
+// Store is the results folder: one <id>.json per run.
+type Store struct{ Dir string }
+
+// Save writes rec atomically: a reader sees the old file or the complete
+// new one, never half a record.
+func (s Store) Save(rec *Record) (string, error) {
+	for i := range rec.Phases {
+		for _, op := range rec.Phases[i].Operations {
+			if err := op.Encode(); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return "", fmt.Errorf("create results folder %s: %w", s.Dir, err)
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("encode run record: %w", err)
+	}
+	path := filepath.Join(s.Dir, rec.ID+".json")
+	if err := WriteFileAtomic(path, append(data, '\n')); err != nil {
+		return "", fmt.Errorf("save run record: %w", err)
+	}
+	return path, nil
+}
+
+// WriteFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it over path.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, werr := tmp.Write(data)
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+// Load reads one record file.
+func Load(path string) (*Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rec Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("%s is not a run record: %w", path, err)
+	}
+	if rec.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s has record format %d; this tsbench reads up to %d, so update tsbench", path, rec.SchemaVersion, SchemaVersion)
+	}
+	if rec.ID == "" {
+		return nil, fmt.Errorf("%s is not a run record: it has no id", path)
+	}
+	return &rec, nil
+}
+
+// List returns every record in the folder, oldest first. Files that are not
+// records are skipped and reported in the second result.
+func (s Store) List() ([]*Record, []error) {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, []error{err}
+	}
+	var recs []*Record
+	var errs []error
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		rec, err := Load(filepath.Join(s.Dir, e.Name()))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		recs = append(recs, rec)
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
+	return recs, errs
+}
+
+// Find returns the runs an argument names: a record file path, a run id (or
+// a unique prefix of one), or a label (every run with it, oldest first).
+func (s Store) Find(ref string) ([]*Record, error) {
+	if strings.HasSuffix(ref, ".json") {
+		if _, err := os.Stat(ref); err == nil {
+			rec, err := Load(ref)
+			if err != nil {
+				return nil, err
+			}
+			return []*Record{rec}, nil
+		}
+	}
+	recs, _ := s.List()
+	var byLabel, byID []*Record
+	for _, r := range recs {
+		if r.Label == ref {
+			byLabel = append(byLabel, r)
+		}
+		if r.ID == ref || strings.HasPrefix(r.ID, ref) {
+			byID = append(byID, r)
+		}
+	}
+	switch {
+	case len(byLabel) > 0:
+		return byLabel, nil
+	case len(byID) == 1:
+		return byID, nil
+	case len(byID) > 1:
+		return nil, fmt.Errorf("%q matches %d run ids; give more of the id", ref, len(byID))
+	}
+	return nil, fmt.Errorf("no run with id or label %q in %s (bench list shows the runs there)", ref, s.Dir)
+}
+
+// Operation finds the snapshot of an operation in a phase.
+func (p *Phase) Operation(name string) *metrics.Snapshot {
+	for _, op := range p.Operations {
+		if op.Operation == name {
+			return op
+		}
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+// Package runner runs a benchmark: it turns a configuration into a plan (what
+// every client will do, computed without touching a database), then runs the
+// plan's phases with bound clients against an adapter, recording every
+// operation, honouring timeouts, pacing, time limits and cancellation.
+package runner
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/queries"
+)
+
+// Write is the operation index of ingestion in OPERATION_PROPORTION; 1..12
+// are the query families.
+const Write = 0
+
+// IngestionName is the report name of write operations.
+const IngestionName = "INGESTION"
+
+// Plan is what a run will do. It is pure: computing it touches no database,
+// so a bad configuration fails before anything starts.
+type Plan struct {
+	Config        *config.Config
+	Schema        *generator.Schema
+	Clients       [][]int // device indices owned by each client (IS_CLIENT_BIND)
+	Schedule      []int   // operation index of each loop iteration, before the client's offset
+	Counts        [config.NumOperations]int64
+	RowsPerDevice int64 // rows this run writes per written device
+	DataRows      int64 // rows per written device once written: RowsPerDevice, or LOOP×BATCH for a query-only run
+	Generator     *generator.Generator
+	Queries       *queries.Generator
+}
+
+// NewPlan builds and validates the plan of a configuration.
+func NewPlan(c *config.Config) (*Plan, error) {
+	s, err := generator.NewSchema(c)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Config: c, Schema: s, Clients: s.ClientDevices(c.DataClients)}
+	p.Counts = OperationCounts(c.OperationProportion, c.Loop)
+	p.Schedule = Schedule(p.Counts)
+	p.RowsPerDevice = p.Counts[Write] * int64(c.BatchSize)
+	p.DataRows = p.RowsPerDevice
+	if p.DataRows == 0 {
+		// A query-only run reads what an earlier run with the same LOOP
+		// and batch size wrote.
+		p.DataRows = c.Loop * int64(c.BatchSize)
+	}
+	p.Generator = generator.New(s, c, p.RowsPerDevice)
+	if p.Queries, err = queries.New(s, c, p.DataRows); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// OperationCounts splits loop operations by weight exactly: each kind gets
+// its share rounded by the largest-remainder method, so the counts add up to
+// loop and every kind with weight gets at least one when loop allows.
+func OperationCounts(weights []float64, loop int64) [config.NumOperations]int64 {
+	var counts [config.NumOperations]int64
+	sum := 0.0
+	for _, w := range weights {
+		sum += w
+	}
+	if sum <= 0 || loop <= 0 {
+		return counts
+	}
+	type rem struct {
+		i int
+		r float64
+	}
+	var rems []rem
+	var given int64
+	for i, w := range weights {
+		exact := float64(loop) * w / sum
+		counts[i] = int64(exact)
+		given += counts[i]
+		if w > 0 {
+			rems = append(rems, rem{i, exact - float64(counts[i])})
+		}
+	}
+	// Kinds with weight but no operation yet go first, then by remainder.
+	sort.SliceStable(rems, func(a, b int) bool {
+		za, zb := counts[rems[a].i] == 0, counts[rems[b].i] == 0
+		if za != zb {
+			return za
+		}
+		return rems[a].r > rems[b].r
+	})
+	for k := 0; given < loop && len(rems) > 0; k = (k + 1) % len(rems) {
+		counts[rems[k].i]++
+		given++
+	}
+	return counts
+}
+
+// Schedule interleaves the counts evenly (smooth weighted round robin), so
+// a 1:1 mix alternates instead of running all writes first.
+func Schedule(counts [config.NumOperations]int64) []int {
+	var total int64
+	for _, c := range counts {
+		total += c
+	}
+	out := make([]int, 0, total)
+	var cur [config.NumOperations]int64
+	for int64(len(out)) < total {
+		best := -1
+		for i, c := range counts {
+			if c == 0 {
+				continue
+			}
+			cur[i] += c
+			if best < 0 || cur[i] > cur[best] {
+				best = i
+			}
+		}
+		cur[best] -= total
+		out = append(out, best)
+	}
+	return out
+}
+
+// Offset is where client k starts in the schedule, so clients spread over
+// the mix instead of all querying the same family at once.
+func (p *Plan) Offset(client int) int {
+	if len(p.Schedule) == 0 {
+		return 0
+	}
+	return int(int64(client) * int64(len(p.Schedule)) / int64(p.Config.DataClients) % int64(len(p.Schedule)))
+}
+
+// OperationName is the report name of an operation index.
+func OperationName(i int) string {
+	if i == Write {
+		return IngestionName
+	}
+	return queries.FamilyByIndex(i).String()
+}
+
+// Operations lists the names of the operations with weight, in order.
+func (p *Plan) Operations() []string {
+	var out []string
+	for i, c := range p.Counts {
+		if c > 0 {
+			out = append(out, OperationName(i))
+		}
+	}
+	return out
+}
+
+// WrittenPoints is what a complete run writes: rows × sensors × written devices.
+func (p *Plan) WrittenPoints() int64 {
+	return p.RowsPerDevice * int64(len(p.Schema.Sensors)) * int64(p.Schema.WrittenDevices())
+}
+
+// Describe prints the plan for --dry-run.
+func (p *Plan) Describe(w io.Writer) {
+	c := p.Config
+	fmt.Fprintf(w, "Plan: %d clients × LOOP %d operations, %d devices (%d written) in %d groups × %d sensors\n",
+		c.DataClients, c.Loop, len(p.Schema.Devices), p.Schema.WrittenDevices(), len(p.Schema.Groups), len(p.Schema.Sensors))
+	var parts []string
+	for i, n := range p.Counts {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", OperationName(i), n))
+		}
+	}
+	fmt.Fprintf(w, "Each client's operations: %s\n", strings.Join(parts, ", "))
+	if p.RowsPerDevice > 0 {
+		fmt.Fprintf(w, "Writes: %d rows per device in batches of %d; %d points in all\n", p.RowsPerDevice, c.BatchSize, p.WrittenPoints())
+	}
+	types := map[generator.DataType]int{}
+	for _, s := range p.Schema.Sensors {
+		types[s.Type]++
+	}
+	var ts []string
+	for t := generator.Boolean; t <= generator.Text; t++ {
+		if types[t] > 0 {
+			ts = append(ts, fmt.Sprintf("%s %d", t, types[t]))
+		}
+	}
+	fmt.Fprintf(w, "Sensor types: %s\n", strings.Join(ts, ", "))
+	for k, devs := range p.Clients {
+		if k >= 5 {
+			fmt.Fprintf(w, "... %d more clients\n", len(p.Clients)-k)
+			break
+		}
+		var names []string
+		for i, d := range devs {
+			if i == 8 {
+				names = append(names, fmt.Sprintf("... (%d)", len(devs)))
+				break
+			}
+			names = append(names, p.Schema.Devices[d].Name)
+		}
+		fmt.Fprintf(w, "client %d: %s\n", k, strings.Join(names, " "))
+	}
+}

@@ -1,0 +1,77 @@
+package runner
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+)
+
+// progress shows how far a phase is: a live bar with ETA on a terminal, a
+// plain line every few seconds otherwise (CI logs, files).
+type progress struct {
+	stopOnce sync.Once
+	quit     chan struct{}
+	wg       sync.WaitGroup
+}
+
+func startProgress(opts Options, phase string, total int64, done, points *atomic.Int64, start time.Time, every time.Duration) *progress {
+	p := &progress{quit: make(chan struct{})}
+	if total <= 0 {
+		return p
+	}
+	if every <= 0 {
+		every = 5 * time.Second
+	}
+	var bar *progressbar.ProgressBar
+	tick := every
+	if opts.Terminal {
+		bar = progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(opts.Progress),
+			progressbar.OptionSetDescription(phase),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionShowElapsedTimeOnFinish(),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		tick = 200 * time.Millisecond
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.quit:
+				if bar != nil {
+					bar.Set64(done.Load())
+					bar.Finish()
+				}
+				return
+			case <-t.C:
+				d := done.Load()
+				if bar != nil {
+					bar.Set64(d)
+					continue
+				}
+				el := time.Since(start)
+				eta := "unknown"
+				if d > 0 {
+					eta = fmt.Sprintf("%.0f s", (el.Seconds()/float64(d))*float64(total-d))
+				}
+				fmt.Fprintf(opts.Progress, "%s: %.1f%% (%d/%d operations), %d points written, %.0f s elapsed, ETA %s\n",
+					phase, 100*float64(d)/float64(total), d, total, points.Load(), el.Seconds(), eta)
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) stop() {
+	p.stopOnce.Do(func() { close(p.quit) })
+	p.wg.Wait()
+}

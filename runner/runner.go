@@ -1,0 +1,397 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/queries"
+)
+
+// Options are how a run reports while it works.
+type Options struct {
+	// Log receives one-line messages (steps, warnings); Progress receives
+	// the progress display. Either may be io.Discard.
+	Log      io.Writer
+	Progress io.Writer
+	// Terminal draws a live bar on Progress instead of periodic lines.
+	Terminal bool
+}
+
+// Step is a lifecycle step's outcome.
+type Step struct {
+	Name    string
+	Elapsed time.Duration
+	Err     error
+	Skipped string // why it did not run, when it did not
+}
+
+// Phase is one measured phase's outcome.
+type Phase struct {
+	Name       string
+	Round      int
+	Clients    int
+	Started    time.Time
+	Elapsed    time.Duration
+	Operations []*metrics.Snapshot
+}
+
+// DeviceCount is one device's verify result.
+type DeviceCount struct {
+	Device   *generator.Device
+	Expected int64
+	Found    int64
+	Err      error
+}
+
+// Result is what a run did, also when it stopped early.
+type Result struct {
+	Started, Finished time.Time
+	ServerVersion     string
+	Steps             []Step
+	Phases            []Phase
+	Verify            []DeviceCount // nil unless VERIFY
+	// Stopped says why the run ended before its plan was done (a signal, a
+	// failed step); nil for a complete run.
+	Stopped error
+}
+
+// VerifyFailed reports whether a verify found a device that differs.
+func (r *Result) VerifyFailed() bool {
+	for _, v := range r.Verify {
+		if v.Err != nil || v.Expected != v.Found {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrConnect marks failures to open the database.
+var ErrConnect = errors.New("cannot open the database")
+
+// Run executes a plan against a driver's database. It always returns a
+// Result (check Result.Stopped); the error is non-nil only when nothing
+// could run at all (the database could not be opened).
+func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Result, error) {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Progress == nil {
+		opts.Progress = io.Discard
+	}
+	c := p.Config
+	res := &Result{Started: time.Now()}
+	defer func() { res.Finished = time.Now() }()
+
+	openCtx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
+	a, err := drv.Open(openCtx, adapters.Params{Config: c, Schema: p.Schema})
+	cancel()
+	if err != nil {
+		return res, fmt.Errorf("%w %s: %v", ErrConnect, drv.Name, err)
+	}
+	defer a.Close()
+	if v, ok := a.(adapters.Versioner); ok {
+		vctx, cancel := context.WithTimeout(ctx, time.Duration(c.ReadTimeoutMS)*time.Millisecond)
+		res.ServerVersion, err = v.ServerVersion(vctx)
+		cancel()
+		if err != nil {
+			return res, fmt.Errorf("%w %s: %v", ErrConnect, drv.Name, err)
+		}
+	}
+
+	step := func(name string, skip string, f func(context.Context) error) bool {
+		if skip != "" {
+			res.Steps = append(res.Steps, Step{Name: name, Skipped: skip})
+			return true
+		}
+		fmt.Fprintf(opts.Log, "%s...\n", name)
+		t0 := time.Now()
+		err := f(ctx)
+		res.Steps = append(res.Steps, Step{Name: name, Elapsed: time.Since(t0), Err: err})
+		if err != nil {
+			res.Stopped = fmt.Errorf("%s failed: %w", name, err)
+			return false
+		}
+		return true
+	}
+	cleanupSkip := ""
+	if !c.DeleteData {
+		cleanupSkip = "IS_DELETE_DATA=false"
+	}
+	if !step("cleanup", cleanupSkip, func(ctx context.Context) error {
+		if err := a.Cleanup(ctx); err != nil {
+			return err
+		}
+		return sleep(ctx, time.Duration(c.InitWaitMS)*time.Millisecond)
+	}) {
+		return res, nil
+	}
+	schemaSkip := ""
+	if !c.CreateSchema {
+		schemaSkip = "CREATE_SCHEMA=false"
+	}
+	if !step("create schema", schemaSkip, a.CreateSchema) {
+		return res, nil
+	}
+
+	counts := make([]atomic.Int64, len(p.Schema.Devices)) // ok points per device
+	ph := runPhase(ctx, p, a, "main", 0, counts, opts)
+	res.Phases = append(res.Phases, ph)
+	if err := ctx.Err(); err != nil {
+		res.Stopped = fmt.Errorf("interrupted: %w", context.Cause(ctx))
+		return res, nil
+	}
+
+	if c.Verify {
+		cnt, ok := a.(adapters.Counter)
+		if !ok {
+			res.Stopped = fmt.Errorf("verify: %s cannot count points", drv.Name)
+			return res, nil
+		}
+		step("verify", "", func(ctx context.Context) error {
+			for i := range p.Schema.Devices {
+				d := &p.Schema.Devices[i]
+				qctx, cancel := context.WithTimeout(ctx, time.Duration(c.ReadTimeoutMS)*time.Millisecond)
+				n, err := cnt.CountPoints(qctx, d)
+				cancel()
+				res.Verify = append(res.Verify, DeviceCount{Device: d, Expected: counts[i].Load(), Found: n, Err: err})
+			}
+			return nil
+		})
+	}
+	return res, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// sharedDevices is IS_CLIENT_BIND=false: every client takes the next
+// device batch from one queue over all written devices.
+type sharedDevices struct {
+	next    atomic.Int64
+	devices []int
+	streams []*generator.Stream
+	locks   []sync.Mutex
+}
+
+// client is one data client's state.
+type client struct {
+	id      int
+	p       *Plan
+	a       adapters.Adapter
+	rec     *metrics.Recorder
+	ops     [16]*metrics.Op
+	queries *queries.Client
+	batch   *generator.Batch
+	streams []*generator.Stream // bound mode: the client's written devices
+	shared  *sharedDevices
+	share   int // unbound mode: batches per write operation
+	counts  []atomic.Int64
+	done    *atomic.Int64 // operations finished, all clients
+	points  *atomic.Int64 // points written, all clients
+	pacing  *rand.Rand
+	recent  int64
+}
+
+func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, name string, round int, counts []atomic.Int64, opts Options) Phase {
+	c := p.Config
+	start := time.Now()
+	// TEST_MAX_TIME stops clients from starting new operations; the
+	// operation in flight finishes (or times out) on its own context.
+	limit := ctx
+	if c.TestMaxTimeMS > 0 {
+		var cancel context.CancelFunc
+		limit, cancel = context.WithTimeout(ctx, time.Duration(c.TestMaxTimeMS)*time.Millisecond)
+		defer cancel()
+	}
+	var shared *sharedDevices
+	if !c.ClientBind {
+		shared = &sharedDevices{}
+		for _, d := range p.Schema.Canonical {
+			if p.Schema.Devices[d].Written {
+				shared.devices = append(shared.devices, d)
+				shared.streams = append(shared.streams, p.Generator.NewStream(d))
+			}
+		}
+		shared.locks = make([]sync.Mutex, len(shared.devices))
+	}
+	var done, points atomic.Int64
+	clients := make([]*client, c.DataClients)
+	for k := range clients {
+		cl := &client{id: k, p: p, a: a, rec: metrics.NewRecorder(start), queries: p.Queries.Client(k), batch: p.Generator.NewBatch(),
+			shared: shared, counts: counts, done: &done, points: &points, recent: -1,
+			pacing: rand.New(rand.NewPCG(uint64(c.DataSeed), uint64(k)))}
+		for _, d := range p.Clients[k] {
+			if p.Schema.Devices[d].Written {
+				cl.streams = append(cl.streams, p.Generator.NewStream(d))
+				cl.share++
+			}
+		}
+		for i, n := range p.Counts {
+			if n > 0 {
+				cl.ops[i] = cl.rec.Op(OperationName(i))
+			}
+		}
+		clients[k] = cl
+	}
+	total := int64(c.DataClients) * c.Loop
+	prog := startProgress(opts, name, total, &done, &points, start, time.Duration(c.LogPrintInterval)*time.Second)
+	var wg sync.WaitGroup
+	for _, cl := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl.run(ctx, limit)
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	prog.stop()
+	var parts [][]*metrics.Snapshot
+	for _, cl := range clients {
+		parts = append(parts, cl.rec.Snapshots())
+	}
+	return Phase{Name: name, Round: round, Clients: c.DataClients, Started: start, Elapsed: elapsed, Operations: orderOps(p, metrics.Merge(parts...))}
+}
+
+// orderOps lists operations in OPERATION_PROPORTION order, including kinds
+// with weight that never completed.
+func orderOps(p *Plan, merged []*metrics.Snapshot) []*metrics.Snapshot {
+	by := map[string]*metrics.Snapshot{}
+	for _, s := range merged {
+		by[s.Operation] = s
+	}
+	var out []*metrics.Snapshot
+	for _, name := range p.Operations() {
+		s, ok := by[name]
+		if !ok {
+			s = &metrics.Snapshot{Operation: name}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (cl *client) run(ctx, limit context.Context) {
+	c := cl.p.Config
+	sched := cl.p.Schedule
+	off := cl.p.Offset(cl.id)
+	for i := 0; i < len(sched); i++ {
+		if limit.Err() != nil {
+			return
+		}
+		t0 := time.Now()
+		op := sched[(i+off)%len(sched)]
+		if op == Write {
+			cl.write(ctx, limit)
+		} else {
+			cl.query(ctx, queries.FamilyByIndex(op))
+		}
+		cl.done.Add(1)
+		if c.OpMinIntervalMS > 0 {
+			min := time.Duration(c.OpMinIntervalMS) * time.Millisecond
+			if c.OpMinIntervalRand {
+				min = time.Duration(cl.pacing.Float64() * float64(min))
+			}
+			if err := sleep(limit, min-time.Since(t0)); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// write performs one write operation: one batch for every device the
+// client owns (or its share of the shared queue).
+func (cl *client) write(ctx, limit context.Context) {
+	c := cl.p.Config
+	n := len(cl.streams)
+	if cl.shared != nil {
+		n = cl.share
+	}
+	for k := 0; k < n; k++ {
+		if limit.Err() != nil {
+			return
+		}
+		t0 := time.Now()
+		if !cl.nextBatch(k) {
+			continue
+		}
+		b := cl.batch
+		wctx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
+		start := time.Now()
+		err := cl.a.Write(wctx, b)
+		d := time.Since(start)
+		if err == nil && wctx.Err() != nil {
+			err = wctx.Err() // a write that outlived its timeout is a failure, whatever the adapter says
+		}
+		cancel()
+		pts := b.Points()
+		cl.ops[Write].Record(start, d, pts, err)
+		if err == nil {
+			cl.counts[b.Device.Index].Add(pts)
+			cl.points.Add(pts)
+			if last := b.Timestamps[b.Len()-1]; last > cl.recent {
+				cl.recent = last
+			}
+		}
+		if c.BatchIntervalMS > 0 {
+			if sleep(limit, time.Duration(c.BatchIntervalMS)*time.Millisecond-time.Since(t0)) != nil {
+				return
+			}
+		}
+	}
+}
+
+// nextBatch fills cl.batch with the k-th batch of this write operation.
+func (cl *client) nextBatch(k int) bool {
+	if cl.shared == nil {
+		return cl.streams[k].Next(cl.batch)
+	}
+	sh := cl.shared
+	if len(sh.devices) == 0 {
+		return false
+	}
+	x := int(sh.next.Add(1)-1) % len(sh.devices)
+	sh.locks[x].Lock()
+	defer sh.locks[x].Unlock()
+	return sh.streams[x].Next(cl.batch)
+}
+
+func (cl *client) query(ctx context.Context, f queries.Family) {
+	c := cl.p.Config
+	if c.RecentQuery && cl.recent >= 0 {
+		cl.queries.SetRecent(cl.recent)
+	}
+	q := cl.queries.Next(f)
+	qctx, cancel := context.WithTimeout(ctx, time.Duration(c.ReadTimeoutMS)*time.Millisecond)
+	start := time.Now()
+	n, err := cl.a.Query(qctx, &q)
+	d := time.Since(start)
+	if err == nil && qctx.Err() != nil {
+		err = qctx.Err() // never count a timed-out query as a success (iot-benchmark does)
+	}
+	cancel()
+	if err != nil {
+		n = 0
+	}
+	cl.ops[int(f)].Record(start, d, n, err)
+}

@@ -344,6 +344,9 @@ func (cl *client) write(ctx, limit context.Context) {
 			err = wctx.Err() // a write that outlived its timeout is a failure, whatever the adapter says
 		}
 		cancel()
+		if err != nil && ctx.Err() != nil {
+			return // interrupted by the user, not failed by the database: not recorded
+		}
 		pts := b.Points()
 		cl.ops[Write].Record(start, d, pts, err)
 		if err == nil {
@@ -390,6 +393,9 @@ func (cl *client) query(ctx context.Context, f queries.Family) {
 		err = qctx.Err() // never count a timed-out query as a success (iot-benchmark does)
 	}
 	cancel()
+	if err != nil && ctx.Err() != nil {
+		return // interrupted by the user, not failed by the database: not recorded
+	}
 	if err != nil {
 		n = 0
 	}

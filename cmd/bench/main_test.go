@@ -1,0 +1,329 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tsbench/tsbench/report"
+)
+
+var binary string
+
+// TestMain builds the real binary once: exit statuses, signals and "no
+// stack trace" are properties of the process, not of Main.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "bench-test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "bench")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func bench(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = filepath.Join("..", "..")
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	r := result{o.String(), e.String(), code}
+	for _, s := range []string{r.stdout, r.stderr} {
+		if strings.Contains(s, "goroutine ") || strings.Contains(s, "panic:") {
+			t.Fatalf("bench %v printed a stack trace:\n%s", args, s)
+		}
+	}
+	return r
+}
+
+func records(t *testing.T, dir string) []*report.Record {
+	t.Helper()
+	recs, errs := report.Store{Dir: dir}.List()
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return recs
+}
+
+func tableRows(out, title string) []string {
+	i := strings.Index(out, title)
+	if i < 0 {
+		return nil
+	}
+	var rows []string
+	for _, line := range strings.Split(out[i:], "\n")[1:] {
+		if line == "" || !strings.HasPrefix(line, "|") && !strings.HasPrefix(line, "+") {
+			break
+		}
+		if strings.HasPrefix(line, "|") {
+			rows = append(rows, line)
+		}
+	}
+	return rows
+}
+
+func TestShippedConfig(t *testing.T) {
+	dir := t.TempDir()
+	r := bench(t, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--label", "e2e")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if first := strings.SplitN(r.stdout, "\n", 2)[0]; !regexp.MustCompile(`^tsbench \S+: measuring SQLite at `).MatchString(first) {
+		t.Fatalf("first line %q does not say which database is measured", first)
+	}
+	res := tableRows(r.stdout, "Result Matrix (main)")
+	if len(res) != 13 {
+		t.Fatalf("Result Matrix has %d lines, want header + INGESTION + 11 query families:\n%s", len(res), r.stdout)
+	}
+	if h := strings.Fields(strings.ReplaceAll(res[0], "|", " ")); strings.Join(h, " ") != "Operation okOperation okPoint failOperation failPoint throughput(point/s)" {
+		t.Fatalf("Result Matrix header %q", h)
+	}
+	for _, row := range res[1:] {
+		f := strings.Fields(strings.ReplaceAll(row, "|", " "))
+		if f[1] == "0" || f[3] != "0" {
+			t.Errorf("operation %s: okOperation %s, failOperation %s; want all ok", f[0], f[1], f[3])
+		}
+	}
+	lat := tableRows(r.stdout, "Latency (ms) Matrix (main)")
+	if len(lat) != 13 || !strings.Contains(lat[0], "AVG") || !strings.Contains(lat[0], "P999") {
+		t.Fatalf("Latency Matrix:\n%s", strings.Join(lat, "\n"))
+	}
+	if !strings.Contains(r.stdout, "Verify: every device holds exactly the points written.") {
+		t.Fatal("the shipped config verifies, but no verify result was printed")
+	}
+	recs := records(t, dir)
+	if len(recs) != 1 || recs[0].Status != report.StatusComplete || recs[0].Label != "e2e" || recs[0].Target.Version == "" {
+		t.Fatalf("records: %+v", recs)
+	}
+	// bench show renders the saved record with the same numbers.
+	s := bench(t, "show", "e2e", "--results", dir)
+	if s.code != 0 {
+		t.Fatalf("show: exit %d: %s", s.code, s.stderr)
+	}
+	if a, b := strings.Join(tableRows(r.stdout, "Result Matrix (main)"), "\n"), strings.Join(tableRows(s.stdout, "Result Matrix (main)"), "\n"); a != b {
+		t.Fatalf("show renders another Result Matrix:\n%s\nvs\n%s", a, b)
+	}
+	if a, b := strings.Join(tableRows(r.stdout, "Latency (ms) Matrix (main)"), "\n"), strings.Join(tableRows(s.stdout, "Latency (ms) Matrix (main)"), "\n"); a != b {
+		t.Fatalf("show renders another Latency Matrix:\n%s\nvs\n%s", a, b)
+	}
+	js := bench(t, "show", recs[0].ID, "--results", dir, "--format", "json")
+	var back report.Record
+	if err := json.Unmarshal([]byte(js.stdout), &back); err != nil || back.ID != recs[0].ID {
+		t.Fatalf("show --format json: %v", err)
+	}
+}
+
+func TestOldKeyNames(t *testing.T) {
+	dir := t.TempDir()
+	r := bench(t, "-c", "cmd/bench/testdata/old-keys.properties", "--set", "RESULTS_DIR="+dir)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"note: BATCH_SIZE is an old name; using it as BATCH_SIZE_PER_WRITE=20",
+		"note: CLIENT_NUMBER is an old name; using it as SCHEMA_CLIENT_NUMBER=2 and DATA_CLIENT_NUMBER=2",
+		"note: IS_OVERFLOW is an old name; using it as IS_OUT_OF_ORDER=true",
+		"note: OVERFLOW_MODE is an old name; using it as OUT_OF_ORDER_MODE=POISSON",
+		"note: IS_RANDOM_TIMESTAMP_INTERVAL is an old name; using it as IS_REGULAR_FREQUENCY=true (inverted)",
+		"note: OPERATION_PROPORTION has 11 fields, an old form; using it as OPERATION_PROPORTION=1:1:1:1:1:1:1:1:1:1:1:0:0",
+		"note: INSERT_DATATYPE_PROPORTION has 6 fields, an old form",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	res := tableRows(r.stdout, "Result Matrix (main)")
+	if len(res) != 12 { // header + INGESTION + Q1..Q10
+		t.Fatalf("Result Matrix:\n%s", strings.Join(res, "\n"))
+	}
+	// 2 devices per client, 24 ops with 1/11 writes: 3 writes per client,
+	// 20 rows per batch and 10 sensors: INGESTION wrote 4 devices × 3 × 20 × 10.
+	if f := strings.Fields(strings.ReplaceAll(res[1], "|", " ")); f[0] != "INGESTION" || f[2] != "2400" {
+		t.Fatalf("INGESTION row %q, want 2400 points", res[1])
+	}
+	if !strings.Contains(r.stdout, "DATA_CLIENT_NUMBER=2") || !strings.Contains(r.stdout, "BATCH_SIZE_PER_WRITE=20") {
+		t.Fatal("the configuration dump does not show the translated keys")
+	}
+}
+
+func TestBadInputExitsTwoWithOneLine(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-c", "config.properties", "--set", "LOOP=abc"}, "bench: LOOP=abc: not a whole number (valid: ≥ 0)\n"},
+		{[]string{"-c", "config.properties", "--set", "DB_SWITCH=Oracle"}, "bench: DB_SWITCH=Oracle: is not a database this build supports (valid: FakeDB, Null, SQLite)\n"},
+		{[]string{"-c", "no-such-file.properties"}, "bench: cannot read the config file: no-such-file.properties: no such file or directory (valid: a readable .properties file given with -c)\n"},
+		{[]string{"-c", "config.properties", "--format", "xml"}, "bench: --format=xml is not a format tsbench writes (valid: text, markdown, csv, json)\n"},
+		{[]string{"-c", "config.properties", "--set", "QUERY_SENSOR_NUM=21"}, "bench: QUERY_SENSOR_NUM=21: is larger than SENSOR_NUMBER=20 (valid: 1..20)\n"},
+		{[]string{"--no-such-flag"}, "bench: unknown flag: --no-such-flag\n"},
+		{[]string{"show", "nothing-like-this", "--results", "/nonexistent"}, "bench: no run with id or label \"nothing-like-this\" in /nonexistent (bench list shows the runs there)\n"},
+	}
+	for _, c := range cases {
+		r := bench(t, c.args...)
+		if r.code != 2 {
+			t.Errorf("%v: exit %d, want 2", c.args, r.code)
+		}
+		if r.stderr != c.want {
+			t.Errorf("%v: stderr %q, want %q", c.args, r.stderr, c.want)
+		}
+		if r.stdout != "" {
+			t.Errorf("%v: printed to stdout: %q", c.args, r.stdout)
+		}
+	}
+	// Nothing half-written: a rejected config creates no results folder.
+	dir := filepath.Join(t.TempDir(), "results")
+	bench(t, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--set", "LOOP=-3")
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatal("a rejected run created its results folder")
+	}
+	// No config at all: help on stderr, exit 2.
+	if r := bench(t); r.code != 2 || !strings.Contains(r.stderr, "give a config file with -c") {
+		t.Fatalf("bench without arguments: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+func TestSecretsNeverPrintedOrSaved(t *testing.T) {
+	dir := t.TempDir()
+	r := bench(t, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--set", "PASSWORD=hunter2secret", "--set", "TOKEN=tok-9d8f7", "--set", "LOOP=23")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	var saved []byte
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		saved = append(saved, b...)
+	}
+	for _, out := range []string{r.stdout, r.stderr, string(saved)} {
+		if strings.Contains(out, "hunter2secret") || strings.Contains(out, "tok-9d8f7") {
+			t.Fatal("a secret appears in the output or the record")
+		}
+	}
+	if len(saved) == 0 || !strings.Contains(r.stdout, "PASSWORD=******") {
+		t.Fatal("expected a record and a masked password in the dump")
+	}
+}
+
+func TestVerifyMismatchExitsThree(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "v.db")
+	small := []string{"--set", "RESULTS_DIR=" + dir, "--set", "SQLITE_PATH=" + db, "--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "--set", "LOOP=5", "--set", "VERIFY=false"}
+	if r := bench(t, append([]string{"-c", "config.properties"}, small...)...); r.code != 0 {
+		t.Fatalf("write run: exit %d: %s", r.code, r.stderr)
+	}
+	if r := bench(t, append([]string{"verify", "-c", "config.properties"}, small...)...); r.code != 0 {
+		t.Fatalf("verify of what was written: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	more := append(append([]string{"verify", "-c", "config.properties"}, small...), "--set", "LOOP=6")
+	r := bench(t, more...)
+	if r.code != 3 || !strings.Contains(r.stderr, "bench: verify: 20 of 20 devices hold other point counts than the config writes") {
+		t.Fatalf("verify against a bigger config: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+func TestInterruptWritesIncompleteRecord(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--set", "DB_SWITCH=Null",
+		"--set", "LOOP=100000000", "--set", "VERIFY=false", "--set", "INIT_WAIT_TIME=0", "--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0")
+	cmd.Dir = filepath.Join("..", "..")
+	var o, e syncBuffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt once the workload is running (its first progress line).
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(e.String(), "main: "); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no progress line within 20 s:\n%s", e.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("bench did not stop within 20 s of SIGINT")
+	}
+	if cmd.ProcessState.ExitCode() != 3 {
+		t.Fatalf("exit %d after SIGINT, want 3\n%s", cmd.ProcessState.ExitCode(), e.String())
+	}
+	recs := records(t, dir)
+	if len(recs) != 1 || recs[0].Status != report.StatusIncomplete || len(recs[0].Phases) != 1 || recs[0].Phases[0].Operations[0].OKOps == 0 || recs[0].Phases[0].Operations[0].FailOps != 0 {
+		t.Fatalf("record after SIGINT: %+v", recs)
+	}
+	if !strings.Contains(o.String(), "Result Matrix (main)") {
+		t.Fatal("an interrupted run must still print what it measured")
+	}
+}
+
+func TestDryRunTouchesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	r := bench(t, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, "Plan: 4 clients × LOOP 230 operations") {
+		t.Fatalf("dry run: exit %d\n%s", r.code, r.stdout)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatal("--dry-run created the results folder")
+	}
+}
+
+func TestJSONAndCSVKeepStdoutClean(t *testing.T) {
+	dir := t.TempDir()
+	r := bench(t, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--set", "LOOP=23", "--format", "json")
+	var rec report.Record
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rec) != nil || rec.Status != report.StatusComplete {
+		t.Fatalf("--format json: exit %d, stdout is not one record:\n%.300s", r.code, r.stdout)
+	}
+	r = bench(t, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--set", "LOOP=23", "--format", "csv")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "Result Matrix (main)\nOperation,okOperation,okPoint,failOperation,failPoint,throughput(point/s)\nINGESTION,") {
+		t.Fatalf("--format csv:\n%.300s", r.stdout)
+	}
+}
+
+// syncBuffer is a bytes.Buffer that the test reads while the process writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

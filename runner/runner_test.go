@@ -1,0 +1,256 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/adapters/null"
+	"github.com/tsbench/tsbench/adapters/sqlite"
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/queries"
+)
+
+func plan(t testing.TB, sets ...string) *Plan {
+	t.Helper()
+	base := []string{"DEVICE_NUMBER=8", "SENSOR_NUMBER=5", "DATA_CLIENT_NUMBER=3", "BATCH_SIZE_PER_WRITE=10", "LOOP=20", "INIT_WAIT_TIME=0"}
+	l, err := config.Load(config.Source{Sets: append(base, sets...), NoEnv: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(l.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func op(ph Phase, name string) *metrics.Snapshot {
+	for _, s := range ph.Operations {
+		if s.Operation == name {
+			return s
+		}
+	}
+	return &metrics.Snapshot{}
+}
+
+func TestOperationCountsExact(t *testing.T) {
+	cases := []struct {
+		weights []float64
+		loop    int64
+		want    []int64
+	}{
+		{[]float64{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 100, []int64{100}},
+		{[]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0}, 22, []int64{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}},
+		{[]float64{12, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0}, 230, []int64{120, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10}},
+		{[]float64{1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 10, []int64{4, 3, 3}},
+		{[]float64{100, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 10, []int64{9, 1}}, // every weighted kind runs
+	}
+	for _, c := range cases {
+		got := OperationCounts(c.weights, c.loop)
+		var sum int64
+		for i, w := range c.want {
+			if got[i] != w {
+				t.Errorf("%v LOOP=%d: counts %v, want %v", c.weights, c.loop, got, c.want)
+				break
+			}
+			sum += w
+		}
+		if sum != c.loop {
+			t.Errorf("want counts do not add up")
+		}
+		sched := Schedule(got)
+		if int64(len(sched)) != c.loop {
+			t.Fatalf("schedule of %d, want %d", len(sched), c.loop)
+		}
+		var seen [config.NumOperations]int64
+		for _, o := range sched {
+			seen[o]++
+		}
+		if seen != got {
+			t.Errorf("schedule counts %v, want %v", seen, got)
+		}
+	}
+	// 1:1 alternates rather than clumping.
+	s := Schedule(OperationCounts([]float64{1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 6))
+	for i := 1; i < len(s); i++ {
+		if s[i] == s[i-1] {
+			t.Fatalf("schedule %v clumps", s)
+		}
+	}
+}
+
+func TestPureWriteTotals(t *testing.T) {
+	// LOOP × devices × sensors × BATCH_SIZE_PER_WRITE points, LOOP × devices batches.
+	p := plan(t, "DB_SWITCH=Null", "LOOP=7")
+	drv := null.Driver()
+	res, err := Run(context.Background(), p, &drv, Options{})
+	if err != nil || res.Stopped != nil {
+		t.Fatal(err, res.Stopped)
+	}
+	s := op(res.Phases[0], IngestionName)
+	if s.OKPoints != 7*8*5*10 || s.OKOps != 7*8 || s.FailOps != 0 {
+		t.Fatalf("INGESTION %d points in %d ops, want %d in %d", s.OKPoints, s.OKOps, 7*8*5*10, 7*8)
+	}
+	if p.WrittenPoints() != s.OKPoints {
+		t.Fatalf("plan says %d points, run wrote %d", p.WrittenPoints(), s.OKPoints)
+	}
+}
+
+func sqliteRun(t *testing.T, sets ...string) (*Plan, *Result) {
+	t.Helper()
+	p := plan(t, append([]string{"SQLITE_PATH=" + filepath.Join(t.TempDir(), "r.db"), "VERIFY=true"}, sets...)...)
+	drv := sqlite.Driver()
+	res, err := Run(context.Background(), p, &drv, Options{})
+	if err != nil || res.Stopped != nil {
+		t.Fatal(err, res.Stopped)
+	}
+	return p, res
+}
+
+func TestMixedRunOnSQLite(t *testing.T) {
+	p, res := sqliteRun(t, "OPERATION_PROPORTION=3:1:1:1:1:1:1:1:1:1:1:1:0", "LOOP=42", "IS_OUT_OF_ORDER=true")
+	for _, s := range res.Phases[0].Operations {
+		if s.OKOps == 0 || s.FailOps != 0 {
+			t.Errorf("%s: %d ok, %d failed", s.Operation, s.OKOps, s.FailOps)
+		}
+	}
+	if len(res.Phases[0].Operations) != 12 {
+		t.Fatalf("%d operations, want INGESTION and 11 families", len(res.Phases[0].Operations))
+	}
+	if res.VerifyFailed() || len(res.Verify) != 8 || res.Verify[0].Expected != p.RowsPerDevice*5 {
+		t.Fatalf("verify: %+v", res.Verify)
+	}
+}
+
+func TestUnboundClientsWriteEveryDeviceFully(t *testing.T) {
+	p, res := sqliteRun(t, "IS_CLIENT_BIND=false", "DATA_CLIENT_NUMBER=5", "LOOP=6", "REAL_INSERT_RATE=0.75")
+	if res.VerifyFailed() {
+		t.Fatalf("verify: %+v", res.Verify)
+	}
+	for _, v := range res.Verify {
+		want := int64(0)
+		if v.Device.Written {
+			want = p.RowsPerDevice * 5
+		}
+		if v.Found != want {
+			t.Fatalf("%s holds %d points, want %d", v.Device.Name, v.Found, want)
+		}
+	}
+}
+
+// slow wraps the Null adapter with a delay that honours the context, to
+// test the runner's timeouts without a database that misbehaves on purpose.
+type slow struct {
+	null.Adapter
+	delay  time.Duration
+	ignore bool // report success even after the context ended
+}
+
+func (s slow) Write(ctx context.Context, b *generator.Batch) error {
+	select {
+	case <-time.After(s.delay):
+		return nil
+	case <-ctx.Done():
+		if s.ignore {
+			time.Sleep(s.delay)
+			return nil
+		}
+		return ctx.Err()
+	}
+}
+
+func (s slow) Query(ctx context.Context, q *queries.Query) (int64, error) {
+	return 5, s.Write(ctx, nil)
+}
+
+func slowDriver(delay time.Duration, ignore bool) *adapters.Driver {
+	d := null.Driver()
+	d.Open = func(context.Context, adapters.Params) (adapters.Adapter, error) {
+		return slow{delay: delay, ignore: ignore}, nil
+	}
+	return &d
+}
+
+func TestTimedOutOperationsFail(t *testing.T) {
+	for _, ignore := range []bool{false, true} {
+		p := plan(t, "DB_SWITCH=Null", "LOOP=4", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0", "WRITE_OPERATION_TIMEOUT_MS=20", "READ_OPERATION_TIMEOUT_MS=20")
+		t0 := time.Now()
+		res, err := Run(context.Background(), p, slowDriver(200*time.Millisecond, ignore), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range res.Phases[0].Operations {
+			if s.OKOps != 0 || s.FailOps == 0 {
+				t.Errorf("ignore=%v %s: %d ok, %d failed; every operation timed out", ignore, s.Operation, s.OKOps, s.FailOps)
+			}
+			if s.Operation == "PRECISE_POINT" && s.OKPoints != 0 {
+				t.Errorf("a timed-out query contributed points")
+			}
+		}
+		if !ignore && time.Since(t0) > 2*time.Second {
+			t.Errorf("timeouts of 20 ms took %v", time.Since(t0))
+		}
+	}
+}
+
+func TestTestMaxTimeStopsTheRun(t *testing.T) {
+	p := plan(t, "DB_SWITCH=Null", "LOOP=100000", "TEST_MAX_TIME=300")
+	t0 := time.Now()
+	res, err := Run(context.Background(), p, slowDriver(5*time.Millisecond, false), Options{})
+	if err != nil || res.Stopped != nil {
+		t.Fatal(err, res.Stopped)
+	}
+	if el := time.Since(t0); el > 3*time.Second {
+		t.Fatalf("TEST_MAX_TIME=300 ms, the run took %v", el)
+	}
+	s := op(res.Phases[0], IngestionName)
+	if s.OKOps == 0 || s.FailOps != 0 {
+		t.Fatalf("%d ok and %d failed writes: in-flight writes must finish, not fail", s.OKOps, s.FailOps)
+	}
+}
+
+func TestCancelStopsAndReports(t *testing.T) {
+	p := plan(t, "DB_SWITCH=Null", "LOOP=100000")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(200*time.Millisecond, func() { cancel(errors.New("test cancel")) })
+	res, err := Run(ctx, p, slowDriver(time.Millisecond, false), Options{})
+	if err != nil || res.Stopped == nil || len(res.Phases) != 1 {
+		t.Fatalf("err %v, stopped %v, phases %d", err, res.Stopped, len(res.Phases))
+	}
+}
+
+func TestUnreachableDatabaseIsAConnectError(t *testing.T) {
+	p := plan(t)
+	d := null.Driver()
+	d.Open = func(context.Context, adapters.Params) (adapters.Adapter, error) {
+		return nil, errors.New("dial tcp 127.0.0.1:1: connection refused")
+	}
+	_, err := Run(context.Background(), p, &d, Options{})
+	if !errors.Is(err, ErrConnect) {
+		t.Fatalf("err %v, want ErrConnect", err)
+	}
+}
+
+// BenchmarkNullPipeline measures the whole tool without a database:
+// generation, scheduling and recording, with the weekly-report shape per
+// client (500 sensors, batch 100).
+func BenchmarkNullPipeline(b *testing.B) {
+	p := plan(b, "DB_SWITCH=Null", "DEVICE_NUMBER=50", "SENSOR_NUMBER=500", "BATCH_SIZE_PER_WRITE=100", "DATA_CLIENT_NUMBER=10", "LOOP=10", "GROUP_NUMBER=10")
+	drv := null.Driver()
+	b.ReportAllocs()
+	var points int64
+	for b.Loop() {
+		res, err := Run(context.Background(), p, &drv, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		points += op(res.Phases[0], IngestionName).OKPoints
+	}
+	b.ReportMetric(float64(points)/b.Elapsed().Seconds(), "points/s")
+}

@@ -20,7 +20,7 @@ type fixture struct {
 }
 
 // load writes every device's rows into a fresh database file.
-func load(t *testing.T, rows int64, sets ...string) *fixture {
+func load(t testing.TB, rows int64, sets ...string) *fixture {
 	t.Helper()
 	base := []string{"DEVICE_NUMBER=6", "GROUP_NUMBER=2", "SENSOR_NUMBER=8", "DATA_CLIENT_NUMBER=2", "BATCH_SIZE_PER_WRITE=40",
 		"POINT_STEP=1000", "QUERY_INTERVAL=30000", "GROUP_BY_TIME_UNIT=7000", "QUERY_DEVICE_NUM=2", "STEP_SIZE=13",
@@ -61,6 +61,11 @@ func load(t *testing.T, rows int64, sets ...string) *fixture {
 		}
 	}
 	return &fixture{c, s, g, a}
+}
+
+func newGen(t testing.TB, f *fixture, rows int64) *generator.Generator {
+	t.Helper()
+	return generator.New(f.schema, f.cfg, rows)
 }
 
 func TestCapabilitiesAsDeclared(t *testing.T) {

@@ -1,0 +1,77 @@
+package config
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteDocs writes docs/config.md from the key tables, so the reference
+// cannot drift from what the loader does. go test ./config -update rewrites
+// the file; the test fails while it is out of date.
+func WriteDocs(w io.Writer) {
+	fmt.Fprintln(w, "# Configuration reference")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "<!-- Generated from config/keys.go and config/legacy.go by `go test ./config -update`. Do not edit. -->")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "tsbench reads iot-benchmark's `config.properties`: `KEY=value`, `KEY: value` and `KEY value` lines,")
+	fmt.Fprintln(w, "`#` and `!` comments. Keys are matched without regard to case; values are trimmed. Every key is optional and")
+	fmt.Fprintln(w, "takes iot-benchmark's default, except `DB_SWITCH`, which defaults to the embedded SQLite.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Later sources win: defaults < the file (`-c`) < environment variables `TSBENCH_<KEY>` (e.g.")
+	fmt.Fprintln(w, "`TSBENCH_PASSWORD`) < `--set KEY=VALUE`. Passwords and tokens are never printed or saved.")
+	fmt.Fprintln(w, "Every problem is reported at once, each on one line naming the key, the value and what is valid; the")
+	fmt.Fprintln(w, "exit status is then 2 and nothing runs. An unknown key is a warning that suggests the nearest known key.")
+	for _, g := range GroupOrder {
+		fmt.Fprintf(w, "\n## %s\n\n", g)
+		fmt.Fprintln(w, "| Key | Default | Valid | Meaning |")
+		fmt.Fprintln(w, "|---|---|---|---|")
+		for _, k := range Keys() {
+			if k.Group != g {
+				continue
+			}
+			def := k.Default
+			if def == "" {
+				def = "(empty)"
+			}
+			fmt.Fprintf(w, "| `%s` | `%s` | %s | %s |\n", k.Name, def, cell(k.Valid), cell(k.Doc))
+		}
+	}
+	fmt.Fprintln(w, "\n## Old key names")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Files written for older iot-benchmark releases keep working. Each old name is translated and announced")
+	fmt.Fprintln(w, "once (`note: BATCH_SIZE is an old name; using it as BATCH_SIZE_PER_WRITE=10`). When an old and a new")
+	fmt.Fprintln(w, "name are both set, the new one wins, with a warning.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| Old key | Becomes | Note |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, lk := range legacyKeys() {
+		note := lk.note
+		switch lk.Old {
+		case "OVERFLOW_MODE":
+			note = "0 → POISSON, 1 → BATCH; " + note
+		case "DATA_TYPE":
+			note = "one type for all sensors: weight 1 on that type"
+		}
+		fmt.Fprintf(w, "| `%s` | `%s` | %s |\n", lk.Old, strings.Join(lk.New, "`, `"), cell(note))
+	}
+	fmt.Fprintln(w, "| `OUT_OF_ORDER_MODE=0` / `=1` | `OUT_OF_ORDER_MODE=POISSON` / `BATCH` | the integer form of 2021 |")
+	fmt.Fprintln(w, "| `INSERT_DATATYPE_PROPORTION` with 6 or 10 fields | 11 fields | padded with `:0` |")
+	fmt.Fprintln(w, "| `OPERATION_PROPORTION` with fewer than 13 fields | 13 fields | padded with `:0` |")
+	fmt.Fprintln(w, "\n## Keys iot-benchmark knows that tsbench does not use")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "They are accepted with a warning. Where a value would change what is measured, only the harmless value")
+	fmt.Fprintln(w, "is accepted and any other is an error, rather than silently running another benchmark.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| Key | Accepted value | Why |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, ik := range ignoredKeys() {
+		allowed := "any (warning)"
+		if ik.Allowed != "" {
+			allowed = "`" + ik.Allowed + "` only"
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s |\n", ik.Name, allowed, cell(ik.Reason))
+	}
+}
+
+func cell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -43,7 +44,22 @@ func PhaseTables(p *Phase) []Table {
 		thr.Rows = append(thr.Rows, []string{op.Operation, f2(w.Min), f2(w.Mean), f2(w.Median), f2(w.Max), itoa(int64(w.Windows))})
 	}
 	res.Notes = []string{fmt.Sprintf("Test elapsed time: %.2f second; throughput = okPoint / elapsed time", secs)}
-	return []Table{res, lat, thr}
+	out := []Table{res, lat, thr}
+	fail := Table{Title: "Failures (" + title + ")", Header: []string{"Operation", "count", "error"}}
+	for _, op := range p.Operations {
+		msgs := make([]string, 0, len(op.Errors))
+		for m := range op.Errors {
+			msgs = append(msgs, m)
+		}
+		sort.Strings(msgs)
+		for _, m := range msgs {
+			fail.Rows = append(fail.Rows, []string{op.Operation, itoa(op.Errors[m]), m})
+		}
+	}
+	if len(fail.Rows) > 0 {
+		out = append(out, fail)
+	}
+	return out
 }
 
 // RunTables returns the tables of every phase of a run.

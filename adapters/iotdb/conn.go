@@ -120,7 +120,11 @@ func (p *pool) dial(ctx context.Context, addr string) (*session, error) {
 	resp, err := c.OpenSession(ctx, req)
 	if err != nil {
 		trans.Close()
-		return nil, fmt.Errorf("cannot open a session on IoTDB at %s: %w", addr, unwrapNet(err))
+		hint := ""
+		if p.cfg.compact {
+			hint = " (ENABLE_THRIFT_COMPRESSION=true needs the server's dn_rpc_thrift_compression_enable=true)"
+		}
+		return nil, fmt.Errorf("cannot open a session on IoTDB at %s: %w%s", addr, unwrapNet(err), hint)
 	}
 	if err := checkStatus(resp.Status); err != nil {
 		trans.Close()

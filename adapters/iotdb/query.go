@@ -68,7 +68,15 @@ func (a *Adapter) SQL(q *queries.Query) string {
 		fmt.Fprintf(&b, " GROUP BY ([%d, %d), %d%s)", q.Start, q.End, q.GroupBy, a.cfg.TimestampPrecision)
 	}
 	if f.Desc() {
-		b.WriteString(" ORDER BY TIME DESC")
+		if a.alignByDevice(q) {
+			// Newest first within each device. ORDER BY TIME DESC across
+			// devices fails on IoTDB 2.0.10 for non-aligned series with a
+			// value filter (error 301, "OutputColumTypes should not be
+			// null/empty"); the per-device order answers the same question.
+			b.WriteString(" ORDER BY DEVICE ASC, TIME DESC")
+		} else {
+			b.WriteString(" ORDER BY TIME DESC")
+		}
 	}
 	if !f.IsAggregate() && q.Limit >= 0 {
 		b.WriteString(" LIMIT " + itoa(q.Limit))

@@ -178,7 +178,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		want string
 	}{
 		{[]string{"-c", "config.properties", "--set", "LOOP=abc"}, "bench: LOOP=abc: not a whole number (valid: ≥ 0)\n"},
-		{[]string{"-c", "config.properties", "--set", "DB_SWITCH=Oracle"}, "bench: DB_SWITCH=Oracle: is not a database this build supports (valid: FakeDB, Null, SQLite)\n"},
+		{[]string{"-c", "config.properties", "--set", "DB_SWITCH=Oracle"}, "bench: DB_SWITCH=Oracle: is not a database this build supports (valid: FakeDB, IoTDB, IoTDB-130-SESSION_BY_RECORD, IoTDB-130-SESSION_BY_RECORDS, IoTDB-130-SESSION_BY_TABLET, IoTDB-200-SESSION_BY_RECORD, IoTDB-200-SESSION_BY_RECORDS, IoTDB-200-SESSION_BY_TABLET, Null, SQLite)\n"},
 		{[]string{"-c", "no-such-file.properties"}, "bench: cannot read the config file: no-such-file.properties: no such file or directory (valid: a readable .properties file given with -c)\n"},
 		{[]string{"-c", "config.properties", "--format", "xml"}, "bench: --format=xml is not a format tsbench writes (valid: text, markdown, csv, json)\n"},
 		{[]string{"-c", "config.properties", "--set", "QUERY_SENSOR_NUM=21"}, "bench: QUERY_SENSOR_NUM=21: is larger than SENSOR_NUMBER=20 (valid: 1..20)\n"},
@@ -206,6 +206,22 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	// No config at all: help on stderr, exit 2.
 	if r := bench(t); r.code != 2 || !strings.Contains(r.stderr, "give a config file with -c") {
 		t.Fatalf("bench without arguments: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+func TestUnreachableServerExitsThree(t *testing.T) {
+	dir := t.TempDir()
+	r := bench(t, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--set", "DB_SWITCH=IoTDB-200-SESSION_BY_TABLET", "--set", "PORT=1", "--set", "PASSWORD=pw-secret-1")
+	want := "bench: cannot open the database IoTDB-200-SESSION_BY_TABLET: cannot connect to IoTDB at 127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused\n"
+	if r.code != 3 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q; want 3 and %q", r.code, r.stderr, want)
+	}
+	recs := records(t, dir)
+	if len(recs) != 1 || recs[0].Status != report.StatusIncomplete || !strings.Contains(recs[0].Error, "connection refused") {
+		t.Fatalf("a run that could not connect must still leave an incomplete record: %+v", recs)
+	}
+	if strings.Contains(r.stdout+r.stderr, "pw-secret-1") {
+		t.Fatal("the password leaked")
 	}
 }
 

@@ -1,0 +1,430 @@
+package iotdb
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/iotdb-client-go/v2/client"
+
+	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/adapters/sqlite"
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/queries"
+	"github.com/tsbench/tsbench/runner"
+)
+
+// server returns the address of the IoTDB the tests use. CI starts one with
+// scripts/iotdb and sets TSBENCH_IOTDB; there a missing server fails the
+// tests. Elsewhere they skip and say how to start one.
+func server(t *testing.T) (host, port string) {
+	t.Helper()
+	addr := os.Getenv("TSBENCH_IOTDB")
+	if addr == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("TSBENCH_IOTDB is not set: CI must start IoTDB with scripts/iotdb start (scripts/test does)")
+		}
+		t.Skip("no IoTDB: run scripts/iotdb start, then TSBENCH_IOTDB=127.0.0.1:6667 go test ./adapters/iotdb")
+	}
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatalf("TSBENCH_IOTDB=%s: %v", addr, err)
+	}
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatalf("TSBENCH_IOTDB=%s is not reachable: %v (start it with scripts/iotdb start)", addr, err)
+	}
+	c.Close()
+	return h, p
+}
+
+// managed reports whether the tests may stop and start the server
+// (scripts/test sets TSBENCH_IOTDB_MANAGED when it started it).
+func managed(t *testing.T) {
+	if os.Getenv("TSBENCH_IOTDB_MANAGED") == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("TSBENCH_IOTDB_MANAGED is not set: CI must let the restart and fault tests control the server")
+		}
+		t.Skip("restart and fault tests stop the server: set TSBENCH_IOTDB_MANAGED=1 for a server started with scripts/iotdb")
+	}
+}
+
+func script(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command("bash", append([]string{filepath.Join("..", "..", "scripts", "iotdb")}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("scripts/iotdb %v: %v\n%s", args, err, out)
+	}
+}
+
+type fixture struct {
+	cfg    *config.Config
+	schema *generator.Schema
+	gen    *generator.Generator
+	a      *Adapter
+	lite   adapters.Adapter
+}
+
+func setup(t *testing.T, rows int64, sets ...string) *fixture {
+	t.Helper()
+	host, port := server(t)
+	base := []string{"DB_SWITCH=IoTDB-200-SESSION_BY_TABLET", "HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_test",
+		"DEVICE_NUMBER=6", "GROUP_NUMBER=2", "SENSOR_NUMBER=8", "DATA_CLIENT_NUMBER=2", "BATCH_SIZE_PER_WRITE=40",
+		"POINT_STEP=1000", "QUERY_INTERVAL=30000", "GROUP_BY_TIME_UNIT=7000", "QUERY_DEVICE_NUM=2", "QUERY_SENSOR_NUM=2", "STEP_SIZE=13",
+		"QUERY_LOWER_VALUE=5", "OPERATION_PROPORTION=1:1:1:1:1:1:1:1:1:1:1:1:0", "QUERY_AGGREGATE_FUN=avg",
+		"SQLITE_PATH=" + filepath.Join(t.TempDir(), "ref.db"), "WRITE_OPERATION_TIMEOUT_MS=30000", "READ_OPERATION_TIMEOUT_MS=30000"}
+	l, err := config.Load(config.Source{Sets: append(base, sets...), NoEnv: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := l.Config
+	if errs := Driver().Validate(c); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	s, err := generator.NewSchema(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ad, err := Driver().Open(ctx, adapters.Params{Config: c, Schema: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ad.Close() })
+	lite, err := sqlite.Driver().Open(ctx, adapters.Params{Config: c, Schema: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lite.Close() })
+	f := &fixture{cfg: c, schema: s, gen: generator.New(s, c, rows), a: ad.(*Adapter), lite: lite}
+	for _, a := range []adapters.Adapter{f.a, f.lite} {
+		if err := a.Cleanup(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.CreateSchema(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := f.gen.NewBatch()
+	for d := range s.Devices {
+		st := f.gen.NewStream(d)
+		for st.Next(b) {
+			for _, a := range []adapters.Adapter{f.a, f.lite} {
+				if err := a.Write(ctx, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return f
+}
+
+// checkCounts compares the points of every device with the generator's.
+func (f *fixture) checkCounts(t *testing.T, rows int64) {
+	t.Helper()
+	for i := range f.schema.Devices {
+		d := &f.schema.Devices[i]
+		n, err := f.a.CountPoints(context.Background(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := rows * int64(len(f.schema.Sensors)); n != want {
+			t.Fatalf("%s holds %d points, the generator wrote %d", d.Name, n, want)
+		}
+	}
+}
+
+// compare runs every family's queries on IoTDB and SQLite and compares.
+func (f *fixture) compare(t *testing.T, rows int64, perFamily int) {
+	t.Helper()
+	qg, err := queries.New(f.schema, f.cfg, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cells := 0
+	for client := 0; client < 2; client++ {
+		cl := qg.Client(client)
+		for i := 0; i < perFamily; i++ {
+			for _, fam := range queries.Families {
+				q := cl.Next(fam)
+				got, err := f.a.Answer(ctx, &q)
+				if err != nil {
+					t.Fatalf("%s: %v\nSQL: %s", fam.ID(), err, f.a.SQL(&q))
+				}
+				want, err := f.lite.(adapters.Answerer).Answer(ctx, &q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := queries.Diff(got, want); d != "" {
+					t.Fatalf("%s: IoTDB and SQLite differ: %s\nSQL: %s", fam.ID(), d, f.a.SQL(&q))
+				}
+				n, err := f.a.Query(ctx, &q)
+				if err != nil || n != int64(len(want)) {
+					t.Fatalf("%s: Query counted %d points (%v), the answer has %d", fam.ID(), n, err, len(want))
+				}
+				cells += len(want)
+			}
+		}
+	}
+	if cells == 0 {
+		t.Fatal("no query returned anything: the comparison proves nothing")
+	}
+}
+
+func TestIoTDB(t *testing.T) {
+	server(t)
+	t.Run("CapabilitiesAsDeclared", func(t *testing.T) {
+		f := setup(t, 10)
+		if got := adapters.CapabilitiesOf(f.a); got != Driver().Can {
+			t.Fatalf("adapter implements %+v, driver declares %+v", got, Driver().Can)
+		}
+		v, err := f.a.ServerVersion(context.Background())
+		if err != nil || !strings.HasPrefix(v, "IoTDB ") {
+			t.Fatalf("version %q, %v", v, err)
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		sets []string
+	}{
+		{"InOrder", nil},
+		{"OutOfOrderPoisson", []string{"IS_OUT_OF_ORDER=true", "OUT_OF_ORDER_RATIO=0.4", "LAMBDA=30", "MAX_K=100"}},
+		{"CountOneDevice", []string{"QUERY_AGGREGATE_FUN=count", "QUERY_DEVICE_NUM=1"}},
+		{"MaxValueLimit", []string{"QUERY_AGGREGATE_FUN=max_value", "RESULT_ROW_LIMIT=17", "QUERY_DEVICE_NUM=1", "TIMESTAMP_PRECISION=ms"}},
+		{"SumMinValue", []string{"QUERY_AGGREGATE_FUN=sum"}},
+		{"MinValueAlignByDevice", []string{"QUERY_AGGREGATE_FUN=min_value", "ALIGN_BY_DEVICE=true", "QUERY_LOWER_VALUE=-1000"}},
+	} {
+		t.Run("SameAnswersAsSQLite/"+tc.name, func(t *testing.T) {
+			f := setup(t, 300, tc.sets...)
+			f.checkCounts(t, 300)
+			f.compare(t, 300, 8)
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		sets []string
+	}{
+		{"Tablet/NotAligned", []string{"VECTOR=false"}},
+		{"Tablet/Template", []string{"TEMPLATE=true"}},
+		{"Record", []string{"DB_SWITCH=IoTDB-200-SESSION_BY_RECORD"}},
+		{"Records/OutOfOrder", []string{"DB_SWITCH=IoTDB-200-SESSION_BY_RECORDS", "IS_OUT_OF_ORDER=true", "OUT_OF_ORDER_MODE=BATCH"}},
+		{"Tablet/NotAligned/Snappy", []string{"VECTOR=false", "COMPRESSOR=SNAPPY", "ENCODING_DOUBLE=PLAIN"}},
+	} {
+		t.Run("SchemaAndInsertModes/"+tc.name, func(t *testing.T) {
+			f := setup(t, 120, tc.sets...)
+			f.checkCounts(t, 120)
+			f.compare(t, 120, 2)
+		})
+	}
+	t.Run("CleanupLeavesNothing", func(t *testing.T) {
+		f := setup(t, 50, "TEMPLATE=true")
+		ctx := context.Background()
+		if err := f.a.Cleanup(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var dbs []string
+		err := f.a.pool.query(ctx, "SHOW DATABASES root.tsbench_test.**", 100, func(ds *client.SessionDataSet) error {
+			s, err := ds.GetStringByIndex(1)
+			dbs = append(dbs, s)
+			return err
+		})
+		if err != nil || len(dbs) != 0 {
+			t.Fatalf("databases left after cleanup: %v (%v)", dbs, err)
+		}
+		var templates []string
+		err = f.a.pool.query(ctx, "SHOW DEVICE TEMPLATES", 100, func(ds *client.SessionDataSet) error {
+			s, err := ds.GetStringByIndex(1)
+			if s == f.cfg.TemplateName {
+				templates = append(templates, s)
+			}
+			return err
+		})
+		if err != nil || len(templates) != 0 {
+			t.Fatalf("template left after cleanup: %v (%v)", templates, err)
+		}
+		if n, err := f.a.CountPoints(ctx, &f.schema.Devices[0]); err != nil || n != 0 {
+			t.Fatalf("after cleanup %d points, %v", n, err)
+		}
+	})
+	t.Run("FlushAndClearCache", func(t *testing.T) {
+		f := setup(t, 50)
+		ctx := context.Background()
+		if err := f.a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.a.ClearCache(ctx); err != nil {
+			t.Fatal(err)
+		}
+		f.checkCounts(t, 50)
+	})
+	t.Run("WrongPasswordFailsAtOpen", func(t *testing.T) {
+		host, port := server(t)
+		l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "PASSWORD=not-the-password", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true})
+		s, _ := generator.NewSchema(l.Config)
+		_, err := Driver().Open(context.Background(), adapters.Params{Config: l.Config, Schema: s})
+		if err == nil || !strings.Contains(err.Error(), `refused user "root"`) || strings.Contains(err.Error(), "not-the-password") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("RestartKeepsData", func(t *testing.T) {
+		managed(t)
+		f := setup(t, 200, "IS_OUT_OF_ORDER=true")
+		ctx := context.Background()
+		before := f.answers(t)
+		script(t, "stop")
+		script(t, "start")
+		// The pool's sessions died with the server; the adapter reconnects.
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			_, err := f.a.CountPoints(ctx, &f.schema.Devices[0])
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no answer after restart: %v", err)
+			}
+			time.Sleep(time.Second)
+		}
+		f.checkCounts(t, 200)
+		after := f.answers(t)
+		for i := range before {
+			if d := queries.Diff(after[i], before[i]); d != "" {
+				t.Fatalf("query %d answers differently after a restart: %s", i, d)
+			}
+		}
+	})
+	t.Run("DataNodeStoppedMidIngest", func(t *testing.T) {
+		managed(t)
+		host, port := server(t)
+		l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_fault",
+			"DEVICE_NUMBER=10", "SENSOR_NUMBER=50", "DATA_CLIENT_NUMBER=5", "LOOP=3000", "BATCH_SIZE_PER_WRITE=100", "LOG_PRINT_INTERVAL=1",
+			"WRITE_OPERATION_TIMEOUT_MS=3000", "INIT_WAIT_TIME=0"}, NoEnv: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := runner.NewPlan(l.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		drv := Driver()
+		// Stop the server once the run has written something, as its own
+		// progress lines say; restart it only after the stop has finished.
+		stopped := make(chan struct{})
+		var once sync.Once
+		watch := writerFunc(func(p []byte) {
+			if m := progressPoints.FindSubmatch(p); m != nil && string(m[1]) != "0" {
+				once.Do(func() {
+					go func() {
+						defer close(stopped)
+						script(t, "stop")
+					}()
+				})
+			}
+		})
+		defer func() {
+			<-stopped
+			script(t, "start")
+		}()
+		t0 := time.Now()
+		res, err := runner.Run(context.Background(), p, &drv, runner.Options{Progress: watch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		el := time.Since(t0)
+		ing := res.Phases[0].Operations[0]
+		t.Logf("run ended after %v: %d ok, %d failed writes; errors %v", el, ing.OKOps, ing.FailOps, ing.Errors)
+		if ing.OKOps == 0 || ing.FailOps == 0 {
+			t.Fatalf("%d ok and %d failed writes: the server stopped mid-run, both must be counted", ing.OKOps, ing.FailOps)
+		}
+		// 6,000 batches of 5,000 points take about half a minute on this
+		// server; after it dies every write fails within its 3 s timeout, so
+		// the run must end well before the same work could have been done.
+		if el > 45*time.Second {
+			t.Fatalf("the run took %v: writes to a dead server were not bounded by their timeout", el)
+		}
+		if ing.OKOps+ing.FailOps != 3000*10 {
+			t.Fatalf("%d writes accounted, want every one of the %d", ing.OKOps+ing.FailOps, 3000*10)
+		}
+	})
+}
+
+var progressPoints = regexp.MustCompile(`operations\), (\d+) points written`)
+
+// writerFunc adapts a function to io.Writer.
+type writerFunc func(p []byte)
+
+func (w writerFunc) Write(p []byte) (int, error) {
+	w(p)
+	return len(p), nil
+}
+
+func (f *fixture) answers(t *testing.T) []queries.Answer {
+	qg, _ := queries.New(f.schema, f.cfg, 200)
+	cl := qg.Client(0)
+	var out []queries.Answer
+	for _, fam := range queries.Families {
+		q := cl.Next(fam)
+		a, err := f.a.Answer(context.Background(), &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func TestUnreachableHost(t *testing.T) {
+	l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=127.0.0.1", "PORT=1", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true})
+	s, _ := generator.NewSchema(l.Config)
+	_, err := Driver().Open(context.Background(), adapters.Params{Config: l.Config, Schema: s})
+	if err == nil || !strings.Contains(err.Error(), "cannot connect to IoTDB at 127.0.0.1:1") {
+		t.Fatalf("err = %v", err)
+	}
+	var se *ServerError
+	if errors.As(err, &se) {
+		t.Fatal("a refused connection is not a server error")
+	}
+}
+
+func TestSQL(t *testing.T) {
+	l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "DEVICE_NUMBER=4", "GROUP_NUMBER=2", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=3", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0"}, NoEnv: true})
+	s, _ := generator.NewSchema(l.Config)
+	a := &Adapter{cfg: l.Config, schema: s, root: "root.test"}
+	for _, d := range s.Devices {
+		a.paths = append(a.paths, a.root+"."+s.Groups[d.Group].Name+"."+d.Name)
+	}
+	q := func(f queries.Family, devs ...int) *queries.Query {
+		qq := &queries.Query{Family: f, Sensors: []*generator.Sensor{&s.Sensors[1], &s.Sensors[2]}, Start: 1000, End: 5000, ValueBound: -5, Aggregate: "avg", GroupBy: 2000, Limit: -1}
+		for _, d := range devs {
+			qq.Devices = append(qq.Devices, &s.Devices[d])
+		}
+		return qq
+	}
+	for _, c := range []struct {
+		q    *queries.Query
+		want string
+	}{
+		{q(queries.PrecisePoint, 0), "SELECT s_1, s_2 FROM root.test.g_0.d_0 WHERE time = 1000"},
+		{q(queries.TimeRange, 0, 2), "SELECT s_1, s_2 FROM root.test.g_0.d_0, root.test.g_0.d_2 WHERE time >= 1000 AND time <= 5000"},
+		{q(queries.ValueRange, 0), "SELECT s_1, s_2 FROM root.test.g_0.d_0 WHERE time >= 1000 AND time <= 5000 AND s_1 > -5 AND s_2 > -5"},
+		{q(queries.ValueRangeDesc, 0, 2), "SELECT s_1, s_2 FROM root.test.g_0.d_0, root.test.g_0.d_2 WHERE time >= 1000 AND time <= 5000 AND s_1 > -5 AND s_2 > -5 ORDER BY DEVICE ASC, TIME DESC ALIGN BY DEVICE"},
+		{q(queries.AggValue, 1), "SELECT avg(s_1), avg(s_2) FROM root.test.g_1.d_1 WHERE s_1 > -5 AND s_2 > -5"},
+		{q(queries.GroupByDesc, 1), "SELECT avg(s_1), avg(s_2) FROM root.test.g_1.d_1 GROUP BY ([1000, 5000), 2000ms) ORDER BY TIME DESC"},
+		{q(queries.LatestPoint, 1, 3), "SELECT LAST s_1, s_2 FROM root.test.g_1.d_1, root.test.g_1.d_3"},
+	} {
+		if got := a.SQL(c.q); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.q.Family.ID(), got, c.want)
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package iotdb
+
+import (
+	"testing"
+
+	"github.com/apache/iotdb-client-go/v2/client"
+
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/generator"
+)
+
+func benchBatch(b *testing.B) (*generator.Batch, *config.Config) {
+	l, err := config.Load(config.Source{Sets: []string{"DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=100", "BATCH_SIZE_PER_WRITE=100",
+		"INSERT_DATATYPE_PROPORTION=0:0:0:1:1:0:0:0:0:0:0"}, NoEnv: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, _ := generator.NewSchema(l.Config)
+	g := generator.New(s, l.Config, 1<<30)
+	batch := g.NewBatch()
+	g.NewStream(0).Next(batch)
+	return batch, l.Config
+}
+
+// BenchmarkTabletEncode measures tsbench's tablet encoding: the columnar
+// batch straight into IoTDB's wire format.
+func BenchmarkTabletEncode(b *testing.B) {
+	batch, _ := benchBatch(b)
+	e := &encoder{}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.sortRows(batch)
+		e.encodeTablet(batch)
+	}
+	b.ReportMetric(float64(b.N)*float64(batch.Points())/b.Elapsed().Seconds(), "points/s")
+}
+
+// BenchmarkTabletClientLibrary measures the same work through the client
+// library's Tablet: SetValueAt(interface{}) per value, then its encoder
+// (the path iot-benchmark's Go equivalent would take).
+func BenchmarkTabletClientLibrary(b *testing.B) {
+	batch, _ := benchBatch(b)
+	var schemas []*client.MeasurementSchema
+	for _, c := range batch.Columns {
+		dt := client.FLOAT
+		if c.Sensor.Type == generator.Double {
+			dt = client.DOUBLE
+		}
+		schemas = append(schemas, &client.MeasurementSchema{Measurement: c.Sensor.Name, DataType: dt})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		t, err := client.NewTablet("root.test.g_0.d_0", schemas, batch.Len())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, ts := range batch.Timestamps {
+			t.SetTimestamp(ts, i)
+			for j := range batch.Columns {
+				c := &batch.Columns[j]
+				var v any
+				if c.Sensor.Type == generator.Double {
+					v = c.Float64s[i]
+				} else {
+					v = c.Float32s[i]
+				}
+				if err := t.SetValueAt(v, j, i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			t.RowSize++
+		}
+		if _, err := t.GetValueAt(0, 0); err != nil {
+			b.Fatal(err)
+		}
+		_ = t.GetTimestampBytes()
+	}
+	b.ReportMetric(float64(b.N)*float64(batch.Points())/b.Elapsed().Seconds(), "points/s")
+}

@@ -54,6 +54,14 @@ type Answerer interface {
 	Answer(ctx context.Context, q *queries.Query) (queries.Answer, error)
 }
 
+// Reconnecter drops every connection and opens a fresh one: after the
+// database was restarted, or (SQLite) as its own restart, closing and
+// reopening the database file. It fails while the database does not answer.
+// The runner calls it between phases, never while other calls are running.
+type Reconnecter interface {
+	Reconnect(ctx context.Context) error
+}
+
 // Versioner reports the server's version for the run record.
 type Versioner interface {
 	ServerVersion(ctx context.Context) (string, error)
@@ -131,7 +139,7 @@ func (d Driver) Validate(c *config.Config) config.Errors {
 // Capabilities says which optional interfaces a driver's adapters have, so
 // that configurations can be checked before connecting.
 type Capabilities struct {
-	Flush, ClearCache, Count, Answer, Version bool
+	Flush, ClearCache, Count, Answer, Version, Reconnect bool
 }
 
 // CapabilitiesOf inspects an adapter value.
@@ -141,7 +149,8 @@ func CapabilitiesOf(a Adapter) Capabilities {
 	_, cnt := a.(Counter)
 	_, ans := a.(Answerer)
 	_, v := a.(Versioner)
-	return Capabilities{Flush: f, ClearCache: cc, Count: cnt, Answer: ans, Version: v}
+	_, r := a.(Reconnecter)
+	return Capabilities{Flush: f, ClearCache: cc, Count: cnt, Answer: ans, Version: v, Reconnect: r}
 }
 
 // UnsupportedFamilies is a Check helper: it reports every query family with

@@ -125,6 +125,18 @@ type Config struct {
 	SQLitePath string // SQLITE_PATH
 	Verify     bool   // VERIFY
 
+	// Query rounds and lifecycle (tsbench additions).
+	QueryRounds       int    // QUERY_ROUNDS (-1 resolved: 2 with a suite or restart commands, else 0)
+	QueryLoop         int64  // QUERY_LOOP (0 resolved to LOOP)
+	QuerySuite        string // QUERY_SUITE: "", "weekly" or a file
+	RestartScope      string // RESTART_SCOPE: round or variant
+	FlushCommand      string // FLUSH_COMMAND
+	StopCommand       string // STOP_COMMAND
+	DropCachesCommand string // DROP_CACHES_COMMAND
+	StartCommand      string // START_COMMAND
+	ClearCache        bool   // CLEAR_CACHE
+	ReadyTimeoutMS    int64  // READY_TIMEOUT
+
 	// Set records which keys were given explicitly (file, environment or
 	// --set), by upper-case name. Defaults are not in it.
 	Set map[string]bool
@@ -149,6 +161,12 @@ func (c *Config) Precision() int64 {
 func (c *Config) StartUnits() int64 {
 	return c.StartTime.UnixMilli() * c.Precision()
 }
+
+// Rounds reports whether the run has separate query rounds after ingest.
+func (c *Config) Rounds() bool { return c.QueryRounds > 0 }
+
+// HasRestart reports whether the lifecycle restarts the database.
+func (c *Config) HasRestart() bool { return c.StopCommand != "" || c.StartCommand != "" }
 
 // HasWrites reports whether OPERATION_PROPORTION gives ingestion any weight.
 func (c *Config) HasWrites() bool { return c.OperationProportion[0] > 0 }

@@ -40,7 +40,7 @@ func (c *Config) WriteDump(w io.Writer) {
 		if g == GroupIoTDB && !strings.HasPrefix(strings.ToLower(c.DBSwitch), "iotdb") {
 			continue
 		}
-		if g == GroupQuery && !c.HasQueries() {
+		if g == GroupQuery && !c.HasQueries() && !c.Rounds() {
 			continue
 		}
 		fmt.Fprintf(w, "########### %s ###########\n", g)

@@ -19,10 +19,11 @@ const (
 	GroupOther      = "Other Param"
 	GroupIoTDB      = "IoTDB Schema and Session"
 	GroupTSBench    = "tsbench"
+	GroupRounds     = "Query Rounds and Lifecycle"
 )
 
 // GroupOrder is the order groups appear in the dump and in docs/config.md.
-var GroupOrder = []string{GroupTestMode, GroupConnection, GroupDataMode, GroupDataAmount, GroupQuery, GroupOther, GroupIoTDB, GroupTSBench}
+var GroupOrder = []string{GroupTestMode, GroupConnection, GroupDataMode, GroupDataAmount, GroupQuery, GroupOther, GroupIoTDB, GroupRounds, GroupTSBench}
 
 // Key describes one configuration key: the single source for parsing,
 // defaults, the dump and docs/config.md.
@@ -333,6 +334,16 @@ func Keys() []Key {
 
 		stringKey("RESULTS_DIR", GroupTSBench, "results", "Folder of run records (`<id>.json`).", func(c *Config) *string { return &c.ResultsDir }),
 		stringKey("SQLITE_PATH", GroupTSBench, "", "SQLite database file; empty means `<RESULTS_DIR>/<DB_NAME>.db`.", func(c *Config) *string { return &c.SQLitePath }),
+		intKey("QUERY_ROUNDS", GroupRounds, "-1", -1, 100, "-1 (automatic), 0..100", "Query rounds after ingest. 0 runs one mixed phase as iot-benchmark does; N ≥ 1 runs the writes first, then the queries N times: round 1 after the lifecycle steps (cold), later rounds right after (warm). -1: 2 when QUERY_SUITE, STOP_COMMAND or START_COMMAND is set, else 0.", func(c *Config) *int { return &c.QueryRounds }),
+		longKey("QUERY_LOOP", GroupRounds, "0", 0, math.MaxInt32, "0 (= LOOP) or ≥ 1", "Queries per client of each query variant in each round.", func(c *Config) *int64 { return &c.QueryLoop }),
+		stringKey("QUERY_SUITE", GroupRounds, "", "Named query variants to run in the query rounds: `weekly` (the 24 classes of the IoTDB weekly regression report, see docs/weekly-regression.md) or the path of a suite file. Empty: one variant per query family with weight in OPERATION_PROPORTION.", func(c *Config) *string { return &c.QuerySuite }),
+		enumKey("RESTART_SCOPE", GroupRounds, "round", []string{"round", "variant"}, "When the lifecycle steps run: once before round 1 (round), or before round 1 of every variant (variant), as the weekly report restarts the database for each query class.", func(c *Config) *string { return &c.RestartScope }),
+		stringKey("FLUSH_COMMAND", GroupRounds, "", "Shell command that flushes the database before the query rounds; empty uses the adapter's flush (IoTDB FLUSH, SQLite WAL checkpoint).", func(c *Config) *string { return &c.FlushCommand }),
+		stringKey("STOP_COMMAND", GroupRounds, "", "Shell command that stops the database (lifecycle step 2), e.g. `scripts/iotdb stop`. Empty: SQLite closes its file instead; servers are not stopped.", func(c *Config) *string { return &c.StopCommand }),
+		stringKey("DROP_CACHES_COMMAND", GroupRounds, "sync; echo 3 > /proc/sys/vm/drop_caches", "Shell command that drops the OS page cache (step 3); skipped with a warning when not permitted (not root, read-only /proc). Empty: no step.", func(c *Config) *string { return &c.DropCachesCommand }),
+		stringKey("START_COMMAND", GroupRounds, "", "Shell command that starts the database again (step 4), e.g. `scripts/iotdb start`; tsbench then waits until it answers (READY_TIMEOUT).", func(c *Config) *string { return &c.StartCommand }),
+		boolKey("CLEAR_CACHE", GroupRounds, "true", "Without a restart, clear the database's own caches in the lifecycle when the adapter can (IoTDB CLEAR CACHE).", func(c *Config) *bool { return &c.ClearCache }),
+		longKey("READY_TIMEOUT", GroupRounds, "120000", 1, math.MaxInt32, "≥ 1 ms", "How long to wait for the database to answer after START_COMMAND.", func(c *Config) *int64 { return &c.ReadyTimeoutMS }),
 		boolKey("VERIFY", GroupTSBench, "false", "After the run, count the points the database holds per device and compare them with what was written; a mismatch makes the exit status 3.", func(c *Config) *bool { return &c.Verify }),
 	}
 	for _, t := range EncodingTypes {

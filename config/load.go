@@ -233,6 +233,17 @@ func resolve(c *Config) {
 			c.values[k] = "false"
 		}
 	}
+	if c.QueryRounds < 0 {
+		c.QueryRounds = 0
+		if c.QuerySuite != "" || c.HasRestart() {
+			c.QueryRounds = 2
+		}
+		c.values["QUERY_ROUNDS"] = fmt.Sprint(c.QueryRounds)
+	}
+	if c.QueryLoop == 0 {
+		c.QueryLoop = c.Loop
+		c.values["QUERY_LOOP"] = fmt.Sprint(c.QueryLoop)
+	}
 	if c.SessionPool == 0 {
 		c.SessionPool = c.DataClients
 		c.values["IOTDB_SESSION_POOL_SIZE"] = fmt.Sprint(c.SessionPool)

@@ -17,7 +17,7 @@ var LatencyHeader = []string{"Operation", "AVG", "MIN", "P10", "P25", "MEDIAN", 
 // ThroughputHeader heads the per-window throughput table.
 var ThroughputHeader = []string{"Operation", "min", "mean", "median", "max", "windows"}
 
-// phaseTitle names a phase in table titles.
+// phaseTitle names a phase group in table titles.
 func phaseTitle(p *Phase) string {
 	if p.Round > 0 {
 		return fmt.Sprintf("%s, round %d", p.Name, p.Round)
@@ -25,37 +25,63 @@ func phaseTitle(p *Phase) string {
 	return p.Name
 }
 
-// PhaseTables returns the three tables of one phase.
-func PhaseTables(p *Phase) []Table {
-	title := phaseTitle(p)
+// PhaseGroups gathers phases by (name, round) in first-seen order: the query
+// variants of one round are run as phases of their own but read as one table.
+func PhaseGroups(rec *Record) [][]*Phase {
+	var out [][]*Phase
+	idx := map[string]int{}
+	for i := range rec.Phases {
+		p := &rec.Phases[i]
+		key := fmt.Sprintf("%s\x00%d", p.Name, p.Round)
+		j, ok := idx[key]
+		if !ok {
+			j = len(out)
+			idx[key] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], p)
+	}
+	return out
+}
+
+// PhaseTables returns the tables of a group of phases (one row per
+// operation; each row's throughput uses its own phase's elapsed time).
+func PhaseTables(group []*Phase) []Table {
+	title := phaseTitle(group[0])
 	res := Table{Title: "Result Matrix (" + title + ")", Header: ResultHeader}
 	lat := Table{Title: "Latency (ms) Matrix (" + title + ")", Header: LatencyHeader}
 	thr := Table{Title: "Throughput (point/s) per one-second window (" + title + ")", Header: ThroughputHeader}
-	secs := p.Seconds
-	for _, op := range p.Operations {
-		tput := 0.0
-		if secs > 0 {
-			tput = float64(op.OKPoints) / secs
-		}
-		res.Rows = append(res.Rows, []string{op.Operation, itoa(op.OKOps), itoa(op.OKPoints), itoa(op.FailOps), itoa(op.FailPoints), f2(tput)})
-		l := op.Latency()
-		lat.Rows = append(lat.Rows, []string{op.Operation, f2(l.Avg), f2(l.Min), f2(l.P10), f2(l.P25), f2(l.Median), f2(l.P75), f2(l.P90), f2(l.P95), f2(l.P99), f2(l.P999), f2(l.Max)})
-		w := op.WindowThroughput(p.Elapsed())
-		thr.Rows = append(thr.Rows, []string{op.Operation, f2(w.Min), f2(w.Mean), f2(w.Median), f2(w.Max), itoa(int64(w.Windows))})
-	}
-	res.Notes = []string{fmt.Sprintf("Test elapsed time: %.2f second; throughput = okPoint / elapsed time", secs)}
-	out := []Table{res, lat, thr}
 	fail := Table{Title: "Failures (" + title + ")", Header: []string{"Operation", "count", "error"}}
-	for _, op := range p.Operations {
-		msgs := make([]string, 0, len(op.Errors))
-		for m := range op.Errors {
-			msgs = append(msgs, m)
-		}
-		sort.Strings(msgs)
-		for _, m := range msgs {
-			fail.Rows = append(fail.Rows, []string{op.Operation, itoa(op.Errors[m]), m})
+	total := 0.0
+	for _, p := range group {
+		secs := p.Seconds
+		total += secs
+		for _, op := range p.Operations {
+			tput := 0.0
+			if secs > 0 {
+				tput = float64(op.OKPoints) / secs
+			}
+			res.Rows = append(res.Rows, []string{op.Operation, itoa(op.OKOps), itoa(op.OKPoints), itoa(op.FailOps), itoa(op.FailPoints), f2(tput)})
+			l := op.Latency()
+			lat.Rows = append(lat.Rows, []string{op.Operation, f2(l.Avg), f2(l.Min), f2(l.P10), f2(l.P25), f2(l.Median), f2(l.P75), f2(l.P90), f2(l.P95), f2(l.P99), f2(l.P999), f2(l.Max)})
+			w := op.WindowThroughput(p.Elapsed())
+			thr.Rows = append(thr.Rows, []string{op.Operation, f2(w.Min), f2(w.Mean), f2(w.Median), f2(w.Max), itoa(int64(w.Windows))})
+			msgs := make([]string, 0, len(op.Errors))
+			for m := range op.Errors {
+				msgs = append(msgs, m)
+			}
+			sort.Strings(msgs)
+			for _, m := range msgs {
+				fail.Rows = append(fail.Rows, []string{op.Operation, itoa(op.Errors[m]), m})
+			}
 		}
 	}
+	if len(group) == 1 {
+		res.Notes = []string{fmt.Sprintf("Test elapsed time: %.2f second; throughput = okPoint / elapsed time", total)}
+	} else {
+		res.Notes = []string{fmt.Sprintf("Test elapsed time: %.2f second over %d variants, each run on its own; throughput = okPoint / the variant's elapsed time", total, len(group))}
+	}
+	out := []Table{res, lat, thr}
 	if len(fail.Rows) > 0 {
 		out = append(out, fail)
 	}
@@ -65,8 +91,8 @@ func PhaseTables(p *Phase) []Table {
 // RunTables returns the tables of every phase of a run.
 func RunTables(rec *Record) []Table {
 	var out []Table
-	for i := range rec.Phases {
-		out = append(out, PhaseTables(&rec.Phases[i])...)
+	for _, g := range PhaseGroups(rec) {
+		out = append(out, PhaseTables(g)...)
 	}
 	if rec.Verify != nil {
 		v := Table{Title: "Verify", Header: []string{"Device", "expected", "found", "error"}}
@@ -107,7 +133,15 @@ func WriteRun(w io.Writer, format string, rec *Record) error {
 			case s.Skipped:
 				status = "skipped: " + s.Detail
 			}
-			fmt.Fprintf(w, "%s: %.2f second, %s\n", s.Name, s.Seconds, status)
+			where := ""
+			if s.Round > 0 {
+				where = fmt.Sprintf(" (before %s round %d", s.Phase, s.Round)
+				if s.Variant != "" {
+					where += ", " + s.Variant
+				}
+				where += ")"
+			}
+			fmt.Fprintf(w, "%s%s: %.2f second, %s\n", s.Name, where, s.Seconds, status)
 		}
 		fmt.Fprintln(w)
 	}

@@ -79,6 +79,7 @@ type Step struct {
 	Output  string  `json:"output,omitempty"`
 	Phase   string  `json:"phase,omitempty"`
 	Round   int     `json:"round,omitempty"`
+	Variant string  `json:"variant,omitempty"`
 	Skipped bool    `json:"skipped,omitempty"`
 	Detail  string  `json:"detail,omitempty"`
 }
@@ -88,6 +89,7 @@ type Step struct {
 type Phase struct {
 	Name       string              `json:"name"`
 	Round      int                 `json:"round,omitempty"`
+	Variant    string              `json:"variant,omitempty"`
 	Clients    int                 `json:"clients"`
 	StartedAt  time.Time           `json:"started_at"`
 	Seconds    float64             `json:"seconds"`

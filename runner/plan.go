@@ -5,6 +5,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -34,6 +35,17 @@ type Plan struct {
 	DataRows      int64 // rows per written device once written: RowsPerDevice, or LOOP×BATCH for a query-only run
 	Generator     *generator.Generator
 	Queries       *queries.Generator
+	// Variants are the query rounds' variants (QUERY_ROUNDS ≥ 1): a suite's,
+	// or one per family with weight.
+	Variants []PlannedVariant
+	// Notes say what the plan had to adjust (variant values capped).
+	Notes []string
+}
+
+// PlannedVariant is a query variant with its own query parameters.
+type PlannedVariant struct {
+	queries.Variant
+	Queries *queries.Generator
 }
 
 // NewPlan builds and validates the plan of a configuration.
@@ -56,7 +68,43 @@ func NewPlan(c *config.Config) (*Plan, error) {
 	if p.Queries, err = queries.New(s, c, p.DataRows); err != nil {
 		return nil, err
 	}
+	if c.Rounds() {
+		variants := queries.FamilyVariants(c)
+		if c.QuerySuite != "" {
+			suite, err := queries.LoadSuite(c.QuerySuite)
+			if err != nil {
+				return nil, err
+			}
+			variants = suite.Variants
+		}
+		if len(variants) == 0 {
+			return nil, &config.Error{Key: "QUERY_ROUNDS", Value: fmt.Sprint(c.QueryRounds), Msg: "asks for query rounds, but OPERATION_PROPORTION gives no query family a share and QUERY_SUITE is empty", Valid: "0, or query weights, or a QUERY_SUITE"}
+		}
+		for _, v := range variants {
+			vc, notes, err := v.Apply(c, s)
+			if err != nil {
+				return nil, err
+			}
+			qg, err := queries.New(s, vc, p.DataRows)
+			if err != nil {
+				var ce *config.Error
+				if errors.As(err, &ce) {
+					ce.Msg = fmt.Sprintf("%s (query variant %s)", ce.Msg, v.Name)
+				}
+				return nil, err
+			}
+			p.Notes = append(p.Notes, notes...)
+			p.Variants = append(p.Variants, PlannedVariant{Variant: v, Queries: qg})
+		}
+	}
 	return p, nil
+}
+
+// IngestSchedule is the write-only schedule of the ingest phase that
+// precedes query rounds.
+func (p *Plan) IngestSchedule() []int {
+	out := make([]int, p.Counts[Write])
+	return out // Write is 0
 }
 
 // OperationCounts splits loop operations by weight exactly: each kind gets
@@ -170,7 +218,17 @@ func (p *Plan) Describe(w io.Writer) {
 			parts = append(parts, fmt.Sprintf("%s %d", OperationName(i), n))
 		}
 	}
-	fmt.Fprintf(w, "Each client's operations: %s\n", strings.Join(parts, ", "))
+	if c.Rounds() {
+		fmt.Fprintf(w, "Phases: ingest (%d writes per client), then %d query rounds of %d variants × QUERY_LOOP %d queries per client; lifecycle before round 1 of each %s\n",
+			p.Counts[Write], c.QueryRounds, len(p.Variants), c.QueryLoop, c.RestartScope)
+		var names []string
+		for _, v := range p.Variants {
+			names = append(names, v.Name+" ("+v.Family.ID()+")")
+		}
+		fmt.Fprintf(w, "Variants: %s\n", strings.Join(names, ", "))
+	} else {
+		fmt.Fprintf(w, "Each client's operations: %s\n", strings.Join(parts, ", "))
+	}
 	if p.RowsPerDevice > 0 {
 		fmt.Fprintf(w, "Writes: %d rows per device in batches of %d; %d points in all\n", p.RowsPerDevice, c.BatchSize, p.WrittenPoints())
 	}

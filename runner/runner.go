@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/metrics"
 	"github.com/tsbench/tsbench/queries"
@@ -29,15 +30,20 @@ type Options struct {
 // Step is a lifecycle step's outcome.
 type Step struct {
 	Name    string
+	Phase   string // the phase it prepared, if any
+	Round   int
+	Variant string
 	Elapsed time.Duration
 	Err     error
 	Skipped string // why it did not run, when it did not
+	Output  string // what a shell command printed (trimmed)
 }
 
 // Phase is one measured phase's outcome.
 type Phase struct {
 	Name       string
 	Round      int
+	Variant    string // query rounds: the variant this phase ran
 	Clients    int
 	Started    time.Time
 	Elapsed    time.Duration
@@ -143,11 +149,61 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 	}
 
 	counts := make([]atomic.Int64, len(p.Schema.Devices)) // ok points per device
-	ph := runPhase(ctx, p, a, "main", 0, counts, opts)
-	res.Phases = append(res.Phases, ph)
-	if err := ctx.Err(); err != nil {
-		res.Stopped = fmt.Errorf("interrupted: %w", context.Cause(ctx))
-		return res, nil
+	stopped := func() bool {
+		if err := ctx.Err(); err != nil {
+			res.Stopped = fmt.Errorf("interrupted: %w", context.Cause(ctx))
+			return true
+		}
+		return false
+	}
+	if !c.Rounds() {
+		res.Phases = append(res.Phases, runPhase(ctx, p, a, mixedWork(p), counts, opts))
+		if stopped() {
+			return res, nil
+		}
+	} else {
+		if p.Counts[Write] > 0 {
+			w := work{name: "ingest", schedule: p.IngestSchedule(), queries: p.Queries}
+			w.names[Write] = IngestionName
+			res.Phases = append(res.Phases, runPhase(ctx, p, a, w, counts, opts))
+			if stopped() {
+				return res, nil
+			}
+		}
+		lc := lifecycle{c: c, a: a, drv: drv, log: opts.Log, res: res}
+		queryWork := func(v PlannedVariant, round int) work {
+			w := work{name: "query", round: round, variant: v.Name, queries: v.Queries, schedule: make([]int, c.QueryLoop)}
+			for i := range w.schedule {
+				w.schedule[i] = int(v.Family)
+			}
+			w.names[int(v.Family)] = v.Name
+			return w
+		}
+		if c.RestartScope == "variant" {
+			for _, v := range p.Variants {
+				if !lc.run(ctx, 1, v.Name) {
+					return res, nil
+				}
+				for r := 1; r <= c.QueryRounds; r++ {
+					res.Phases = append(res.Phases, runPhase(ctx, p, a, queryWork(v, r), counts, opts))
+					if stopped() {
+						return res, nil
+					}
+				}
+			}
+		} else {
+			if !lc.run(ctx, 1, "") {
+				return res, nil
+			}
+			for r := 1; r <= c.QueryRounds; r++ {
+				for _, v := range p.Variants {
+					res.Phases = append(res.Phases, runPhase(ctx, p, a, queryWork(v, r), counts, opts))
+					if stopped() {
+						return res, nil
+					}
+				}
+			}
+		}
 	}
 
 	if c.Verify {
@@ -193,10 +249,34 @@ type sharedDevices struct {
 	locks   []sync.Mutex
 }
 
+// work is what one phase runs: a schedule of operation indices (Write or a
+// query family), the query parameters, and the report name of each index.
+type work struct {
+	name     string
+	round    int
+	variant  string
+	schedule []int
+	queries  *queries.Generator
+	names    [config.NumOperations]string
+}
+
+// mixedWork is iot-benchmark's single phase: LOOP operations per client in
+// OPERATION_PROPORTION's mix.
+func mixedWork(p *Plan) work {
+	w := work{name: "main", schedule: p.Schedule, queries: p.Queries}
+	for i, n := range p.Counts {
+		if n > 0 {
+			w.names[i] = OperationName(i)
+		}
+	}
+	return w
+}
+
 // client is one data client's state.
 type client struct {
 	id      int
 	p       *Plan
+	w       *work
 	a       adapters.Adapter
 	rec     *metrics.Recorder
 	ops     [16]*metrics.Op
@@ -212,8 +292,12 @@ type client struct {
 	recent  int64
 }
 
-func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, name string, round int, counts []atomic.Int64, opts Options) Phase {
+func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, counts []atomic.Int64, opts Options) Phase {
 	c := p.Config
+	name := w.name
+	if w.variant != "" {
+		name = fmt.Sprintf("%s %s round %d", w.name, w.variant, w.round)
+	}
 	start := time.Now()
 	// TEST_MAX_TIME stops clients from starting new operations; the
 	// operation in flight finishes (or times out) on its own context.
@@ -237,7 +321,7 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, name string, rou
 	var done, points atomic.Int64
 	clients := make([]*client, c.DataClients)
 	for k := range clients {
-		cl := &client{id: k, p: p, a: a, rec: metrics.NewRecorder(start), queries: p.Queries.Client(k), batch: p.Generator.NewBatch(),
+		cl := &client{id: k, p: p, w: &w, a: a, rec: metrics.NewRecorder(start), queries: w.queries.Client(k), batch: p.Generator.NewBatch(),
 			shared: shared, counts: counts, done: &done, points: &points, recent: -1,
 			pacing: rand.New(rand.NewPCG(uint64(c.DataSeed), uint64(k)))}
 		for _, d := range p.Clients[k] {
@@ -246,14 +330,14 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, name string, rou
 				cl.share++
 			}
 		}
-		for i, n := range p.Counts {
-			if n > 0 {
-				cl.ops[i] = cl.rec.Op(OperationName(i))
+		for i, n := range w.names {
+			if n != "" {
+				cl.ops[i] = cl.rec.Op(n)
 			}
 		}
 		clients[k] = cl
 	}
-	total := int64(c.DataClients) * c.Loop
+	total := int64(c.DataClients) * int64(len(w.schedule))
 	prog := startProgress(opts, name, total, &done, &points, start, time.Duration(c.LogPrintInterval)*time.Second)
 	var wg sync.WaitGroup
 	for _, cl := range clients {
@@ -270,18 +354,21 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, name string, rou
 	for _, cl := range clients {
 		parts = append(parts, cl.rec.Snapshots())
 	}
-	return Phase{Name: name, Round: round, Clients: c.DataClients, Started: start, Elapsed: elapsed, Operations: orderOps(p, metrics.Merge(parts...))}
+	return Phase{Name: w.name, Round: w.round, Variant: w.variant, Clients: c.DataClients, Started: start, Elapsed: elapsed, Operations: orderOps(&w, metrics.Merge(parts...))}
 }
 
-// orderOps lists operations in OPERATION_PROPORTION order, including kinds
-// with weight that never completed.
-func orderOps(p *Plan, merged []*metrics.Snapshot) []*metrics.Snapshot {
+// orderOps lists the phase's operations in OPERATION_PROPORTION order,
+// including kinds that never completed.
+func orderOps(w *work, merged []*metrics.Snapshot) []*metrics.Snapshot {
 	by := map[string]*metrics.Snapshot{}
 	for _, s := range merged {
 		by[s.Operation] = s
 	}
 	var out []*metrics.Snapshot
-	for _, name := range p.Operations() {
+	for _, name := range w.names {
+		if name == "" {
+			continue
+		}
 		s, ok := by[name]
 		if !ok {
 			s = &metrics.Snapshot{Operation: name}
@@ -293,8 +380,11 @@ func orderOps(p *Plan, merged []*metrics.Snapshot) []*metrics.Snapshot {
 
 func (cl *client) run(ctx, limit context.Context) {
 	c := cl.p.Config
-	sched := cl.p.Schedule
-	off := cl.p.Offset(cl.id)
+	sched := cl.w.schedule
+	off := 0
+	if len(sched) > 0 {
+		off = int(int64(cl.id) * int64(len(sched)) / int64(c.DataClients) % int64(len(sched)))
+	}
 	for i := 0; i < len(sched); i++ {
 		if limit.Err() != nil {
 			return

@@ -46,7 +46,7 @@ func Driver() adapters.Driver {
 		Name:        "IoTDB-200-" + ByTablet,
 		Aliases:     aliases,
 		Description: "Apache IoTDB 1.3 / 2.x, tree model, session protocol (HOST, PORT)",
-		Can:         adapters.Capabilities{Flush: true, ClearCache: true, Count: true, Answer: true, Version: true},
+		Can:         adapters.Capabilities{Flush: true, ClearCache: true, Count: true, Answer: true, Version: true, Reconnect: true},
 		Address: func(c *config.Config) []string {
 			var out []string
 			for i, h := range c.Hosts {
@@ -120,6 +120,7 @@ var (
 	_ adapters.Counter      = (*Adapter)(nil)
 	_ adapters.Answerer     = (*Adapter)(nil)
 	_ adapters.Versioner    = (*Adapter)(nil)
+	_ adapters.Reconnecter  = (*Adapter)(nil)
 )
 
 // IoTDB's TSDataType codes.
@@ -151,6 +152,13 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// Reconnect drops the pooled sessions (a restarted server has closed them)
+// and opens one, which fails until the server answers again.
+func (a *Adapter) Reconnect(ctx context.Context) error {
+	a.pool.close()
+	return a.pool.do(ctx, func(context.Context, *session) error { return nil })
 }
 
 // Close closes every session.

@@ -38,7 +38,7 @@ func Driver() adapters.Driver {
 	return adapters.Driver{
 		Name:        "SQLite",
 		Description: "embedded SQLite database file (the default; needs no server)",
-		Can:         adapters.Capabilities{Flush: true, Count: true, Answer: true, Version: true},
+		Can:         adapters.Capabilities{Flush: true, Count: true, Answer: true, Version: true, Reconnect: true},
 		Address:     func(c *config.Config) []string { return []string{Path(c)} },
 		Check:       check,
 		Open:        open,
@@ -68,6 +68,7 @@ func Path(c *config.Config) string {
 // Adapter is an open SQLite database file.
 type Adapter struct {
 	db     *sql.DB
+	dsn    string
 	path   string
 	cfg    *config.Config
 	schema *generator.Schema
@@ -76,11 +77,12 @@ type Adapter struct {
 }
 
 var (
-	_ adapters.Adapter   = (*Adapter)(nil)
-	_ adapters.Flusher   = (*Adapter)(nil)
-	_ adapters.Counter   = (*Adapter)(nil)
-	_ adapters.Answerer  = (*Adapter)(nil)
-	_ adapters.Versioner = (*Adapter)(nil)
+	_ adapters.Adapter     = (*Adapter)(nil)
+	_ adapters.Flusher     = (*Adapter)(nil)
+	_ adapters.Counter     = (*Adapter)(nil)
+	_ adapters.Answerer    = (*Adapter)(nil)
+	_ adapters.Versioner   = (*Adapter)(nil)
+	_ adapters.Reconnecter = (*Adapter)(nil)
 )
 
 type table struct {
@@ -103,17 +105,12 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 	// IMMEDIATE transaction takes the write lock up front, so two writers
 	// never deadlock upgrading read locks.
 	dsn := "file:" + path + "?_pragma=busy_timeout(60000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+	a := &Adapter{dsn: dsn, path: path, cfg: c, schema: p.Schema}
+	db, err := a.connect(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("open SQLite file %s: %w", path, err)
+		return nil, err
 	}
-	db.SetMaxOpenConns(c.DataClients + 2)
-	db.SetMaxIdleConns(c.DataClients + 2)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open SQLite file %s: %w", path, err)
-	}
-	a := &Adapter{db: db, path: path, cfg: c, schema: p.Schema}
+	a.db = db
 	for _, g := range p.Schema.Groups {
 		var cols []string
 		for _, s := range p.Schema.Sensors {
@@ -122,6 +119,39 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 		a.tables = append(a.tables, &table{name: c.DBName + "_" + g.Name, columns: strings.Join(cols, ", "), inserts: map[int]*sql.Stmt{}})
 	}
 	return a, nil
+}
+
+func (a *Adapter) connect(ctx context.Context) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", a.dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open SQLite file %s: %w", a.path, err)
+	}
+	db.SetMaxOpenConns(a.cfg.DataClients + 2)
+	db.SetMaxIdleConns(a.cfg.DataClients + 2)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open SQLite file %s: %w", a.path, err)
+	}
+	return db, nil
+}
+
+// Reconnect is SQLite's restart: it closes the database file, dropping
+// SQLite's page cache and prepared statements, and opens it again.
+func (a *Adapter) Reconnect(ctx context.Context) error {
+	for _, t := range a.tables {
+		t.mu.Lock()
+		t.inserts = map[int]*sql.Stmt{}
+		t.mu.Unlock()
+	}
+	if err := a.db.Close(); err != nil {
+		return fmt.Errorf("close SQLite file %s: %w", a.path, err)
+	}
+	db, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	a.db = db
+	return nil
 }
 
 func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }

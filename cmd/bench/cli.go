@@ -208,6 +208,9 @@ func runBenchmark(ctx context.Context, rf runFlags, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(human, "tsbench %s: measuring %s%s\n", toolVersion(), drv.Name, where(drv, c))
 	printNotes(l, stderr)
+	for _, n := range plan.Notes {
+		fmt.Fprintf(stderr, "note: %s\n", n)
+	}
 	c.WriteDump(human)
 	if rf.dryRun {
 		plan.Describe(human)
@@ -282,14 +285,14 @@ func buildRecord(l *config.Loaded, plan *runner.Plan, drv *adapters.Driver, res 
 		rec.Status, rec.Error = report.StatusIncomplete, res.Stopped.Error()
 	}
 	for _, s := range res.Steps {
-		st := report.Step{Name: s.Name, Seconds: s.Elapsed.Seconds(), Skipped: s.Skipped != "", Detail: s.Skipped}
+		st := report.Step{Name: s.Name, Phase: s.Phase, Round: s.Round, Variant: s.Variant, Seconds: s.Elapsed.Seconds(), Skipped: s.Skipped != "", Detail: s.Skipped, Output: s.Output}
 		if s.Err != nil {
 			st.Error = s.Err.Error()
 		}
 		rec.Steps = append(rec.Steps, st)
 	}
 	for _, p := range res.Phases {
-		rec.Phases = append(rec.Phases, report.Phase{Name: p.Name, Round: p.Round, Clients: p.Clients, StartedAt: p.Started.UTC(), Seconds: p.Elapsed.Seconds(), Operations: p.Operations})
+		rec.Phases = append(rec.Phases, report.Phase{Name: p.Name, Round: p.Round, Variant: p.Variant, Clients: p.Clients, StartedAt: p.Started.UTC(), Seconds: p.Elapsed.Seconds(), Operations: p.Operations})
 	}
 	if res.Verify != nil {
 		v := &report.Verify{Devices: len(res.Verify)}

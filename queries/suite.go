@@ -1,0 +1,231 @@
+package queries
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/generator"
+)
+
+//go:embed suites/*.suite
+var suiteFiles embed.FS
+
+// Variant is a named query: a family plus parameter overrides.
+type Variant struct {
+	Name      string
+	Family    Family
+	Overrides []Override
+}
+
+// Override changes one query parameter of a variant. Scale multiplies the
+// configuration's value (xN); otherwise Value replaces it.
+type Override struct {
+	Key   string // devices, sensors, interval, groupby, aggregate, lower, limit, step
+	Scale float64
+	Value string
+}
+
+var overrideKeys = map[string]string{
+	"devices": "QUERY_DEVICE_NUM", "sensors": "QUERY_SENSOR_NUM", "interval": "QUERY_INTERVAL", "groupby": "GROUP_BY_TIME_UNIT",
+	"aggregate": "QUERY_AGGREGATE_FUN", "lower": "QUERY_LOWER_VALUE", "limit": "RESULT_ROW_LIMIT", "step": "STEP_SIZE",
+}
+
+// Suite is an ordered list of variants.
+type Suite struct {
+	Name     string
+	Variants []Variant
+}
+
+// BuiltinSuites lists the suites embedded in the binary.
+func BuiltinSuites() []string {
+	entries, _ := suiteFiles.ReadDir("suites")
+	var out []string
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".suite"))
+	}
+	return out
+}
+
+// LoadSuite reads a built-in suite by name or a suite file by path.
+func LoadSuite(ref string) (*Suite, error) {
+	data, err := suiteFiles.ReadFile("suites/" + ref + ".suite")
+	name := ref
+	if err != nil {
+		if data, err = os.ReadFile(ref); err != nil {
+			return nil, &config.Error{Key: "QUERY_SUITE", Value: ref, Msg: "is neither a built-in suite nor a readable file", Valid: strings.Join(BuiltinSuites(), ", ") + " or a path"}
+		}
+	}
+	s, err := ParseSuite(name, data)
+	if err != nil {
+		return nil, &config.Error{Key: "QUERY_SUITE", Value: ref, Msg: err.Error()}
+	}
+	return s, nil
+}
+
+// ParseSuite reads the suite format: one variant per line, "name family
+// [key=value ...]", # comments.
+func ParseSuite(name string, data []byte) (*Suite, error) {
+	s := &Suite{Name: name}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if i := strings.Index(line, "#"); i >= 0 {
+			line = line[:i]
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) < 2 {
+			return nil, fmt.Errorf("line %d: %q needs a name and a family (Q1..Q11)", n, strings.TrimSpace(line))
+		}
+		v := Variant{Name: f[0]}
+		if seen[v.Name] {
+			return nil, fmt.Errorf("line %d: variant %s is defined twice", n, v.Name)
+		}
+		seen[v.Name] = true
+		fam, ok := familyByID(f[1])
+		if !ok {
+			return nil, fmt.Errorf("line %d: %q is not a query family (valid: Q1..Q11)", n, f[1])
+		}
+		v.Family = fam
+		for _, kv := range f[2:] {
+			k, val, ok := strings.Cut(kv, "=")
+			if _, known := overrideKeys[k]; !ok || !known {
+				return nil, fmt.Errorf("line %d: %q is not key=value with a key of devices, sensors, interval, groupby, aggregate, lower, limit, step", n, kv)
+			}
+			o := Override{Key: k, Value: val}
+			if rest, ok := strings.CutPrefix(val, "x"); ok {
+				x, err := strconv.ParseFloat(rest, 64)
+				if err != nil || x <= 0 || math.IsInf(x, 0) {
+					return nil, fmt.Errorf("line %d: %s: scale %q is not a positive number", n, kv, rest)
+				}
+				o.Scale = x
+			}
+			v.Overrides = append(v.Overrides, o)
+		}
+		s.Variants = append(s.Variants, v)
+	}
+	if len(s.Variants) == 0 {
+		return nil, fmt.Errorf("the suite has no variants")
+	}
+	return s, nil
+}
+
+func familyByID(id string) (Family, bool) {
+	for _, f := range Families {
+		if strings.EqualFold(f.ID(), id) || strings.EqualFold(f.String(), id) {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// FamilyVariants is the default suite: one variant per family with weight.
+func FamilyVariants(c *config.Config) []Variant {
+	var out []Variant
+	for _, f := range Families {
+		if c.OperationProportion[int(f)] > 0 {
+			out = append(out, Variant{Name: f.String(), Family: f})
+		}
+	}
+	return out
+}
+
+// Apply returns a copy of c with the variant's overrides, and notes for
+// values capped at what the schema has.
+func (v Variant) Apply(c *config.Config, s *generator.Schema) (*config.Config, []string, error) {
+	cc := *c
+	cc.OperationProportion = make([]float64, config.NumOperations)
+	cc.OperationProportion[int(v.Family)] = 1
+	var notes []string
+	capAt := func(key string, want, limit int, why string) int {
+		if want > limit {
+			notes = append(notes, fmt.Sprintf("variant %s: %s=%d capped at %d (%s)", v.Name, key, want, limit, why))
+			return limit
+		}
+		return max(want, 1)
+	}
+	for _, o := range v.Overrides {
+		key := overrideKeys[o.Key]
+		bad := func(err error) error {
+			return &config.Error{Key: "QUERY_SUITE", Value: c.QuerySuite, Msg: fmt.Sprintf("variant %s: %s=%s: %v", v.Name, o.Key, o.Value, err)}
+		}
+		num := func(cur float64) (float64, error) {
+			if o.Scale > 0 {
+				return cur * o.Scale, nil
+			}
+			return strconv.ParseFloat(o.Value, 64)
+		}
+		switch o.Key {
+		case "devices":
+			n, err := num(float64(cc.QueryDevices))
+			if err != nil {
+				return nil, nil, bad(err)
+			}
+			cc.QueryDevices = capAt(key, int(n), largestGroup(s), "the written devices of the largest group")
+		case "sensors":
+			n, err := num(float64(cc.QuerySensors))
+			if err != nil {
+				return nil, nil, bad(err)
+			}
+			limit, why := len(s.Sensors), "SENSOR_NUMBER"
+			if needsNumeric(v.Family, aggOf(&cc)) {
+				limit, why = numericSensors(s), "numeric sensors"
+			}
+			cc.QuerySensors = capAt(key, int(n), limit, why)
+		case "interval", "groupby", "limit", "step":
+			var cur *int64
+			switch o.Key {
+			case "interval":
+				cur = &cc.QueryInterval
+			case "groupby":
+				cur = &cc.GroupByTimeUnit
+			case "limit":
+				cur = &cc.ResultRowLimit
+			default:
+				cur = &cc.StepSize
+			}
+			n, err := num(float64(*cur))
+			if err != nil {
+				return nil, nil, bad(err)
+			}
+			*cur = int64(n)
+		case "aggregate":
+			if _, ok := CanonicalAggregate(o.Value); !ok {
+				return nil, nil, bad(fmt.Errorf("not one of %s", strings.Join(Aggregates, ", ")))
+			}
+			cc.QueryAggregateFun = o.Value
+		case "lower":
+			f, err := strconv.ParseFloat(o.Value, 64)
+			if err != nil {
+				return nil, nil, bad(err)
+			}
+			cc.QueryLowerValue = f
+		}
+	}
+	return &cc, notes, nil
+}
+
+func aggOf(c *config.Config) string {
+	a, _ := CanonicalAggregate(c.QueryAggregateFun)
+	return a
+}
+
+func numericSensors(s *generator.Schema) int {
+	n := 0
+	for _, sn := range s.Sensors {
+		if sn.Type.Numeric() {
+			n++
+		}
+	}
+	return n
+}

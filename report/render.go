@@ -33,6 +33,9 @@ type Table struct {
 	Header []string   `json:"header"`
 	Rows   [][]string `json:"rows"`
 	Notes  []string   `json:"notes,omitempty"`
+	// LeftColumns is how many leading columns are labels (left-aligned);
+	// 0 means 1.
+	LeftColumns int `json:"-"`
 }
 
 // WriteTables renders tables as text, markdown or csv. JSON callers encode
@@ -87,8 +90,8 @@ func render(w io.Writer, t Table, r tw.Renderer) error {
 	for i := range align {
 		align[i] = tw.AlignRight
 	}
-	if len(align) > 0 {
-		align[0] = tw.AlignLeft
+	for i := 0; i < max(t.LeftColumns, 1) && i < len(align); i++ {
+		align[i] = tw.AlignLeft
 	}
 	tbl := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(r),

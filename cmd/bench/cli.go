@@ -94,6 +94,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 type runFlags struct {
+	repeat  int
 	config  string
 	sets    []string
 	label   string
@@ -144,7 +145,7 @@ Exit status: 0 ok, 2 bad usage or input, 3 the run failed.`,
 		},
 	}
 	addRunFlags(run, &rf2)
-	root.AddCommand(run, newShow(stdout), newVerify(ctx, stdout, stderr), newVersion(stdout))
+	root.AddCommand(run, newShow(stdout), newList(stdout, stderr), newCompare(stdout, stderr), newVerify(ctx, stdout, stderr), newVersion(stdout))
 	return root
 }
 
@@ -155,6 +156,7 @@ func addRunFlags(cmd *cobra.Command, rf *runFlags) {
 	f.StringVar(&rf.label, "label", "", "tag the run, e.g. master-a2b704d (bench show and compare find runs by label)")
 	f.StringVar(&rf.format, "format", "text", "output format: text, markdown, csv or json")
 	f.BoolVar(&rf.dryRun, "dry-run", false, "print the configuration and the plan, run nothing")
+	f.IntVar(&rf.repeat, "repeat", 1, "run N times, each saved as its own record under the same label (for compare's statistics)")
 }
 
 // loadConfig reads a configuration and prints what the loader had to say.
@@ -181,6 +183,32 @@ func printNotes(l *config.Loaded, w io.Writer) {
 }
 
 func runBenchmark(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
+	if rf.repeat < 1 {
+		return usageError(fmt.Errorf("--repeat=%d must be at least 1", rf.repeat))
+	}
+	if rf.repeat == 1 {
+		return runOnce(ctx, rf, stdout, stderr)
+	}
+	var failed error
+	for i := 1; i <= rf.repeat; i++ {
+		fmt.Fprintf(stderr, "== run %d of %d\n", i, rf.repeat)
+		err := runOnce(ctx, rf, stdout, stderr)
+		var ee *exitError
+		if errors.As(err, &ee) && ee.code == exitUsage {
+			return err // bad input fails every repeat the same way
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "bench: run %d of %d: %v\n", i, rf.repeat, err)
+			failed = failedError(fmt.Errorf("%d repeats asked, run %d failed (its record is saved)", rf.repeat, i))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return failed
+}
+
+func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if err := report.CheckFormat(rf.format); err != nil {
 		return usageError(err)
 	}

@@ -1,0 +1,713 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tsbench/tsbench/metrics"
+)
+
+// Direction says which way a metric is better.
+type Direction int
+
+// Metric directions.
+const (
+	Neutral Direction = iota
+	HigherIsBetter
+	LowerIsBetter
+)
+
+func (d Direction) String() string {
+	switch d {
+	case HigherIsBetter:
+		return "higher is better"
+	case LowerIsBetter:
+		return "lower is better"
+	}
+	return "neutral"
+}
+
+// Metric is one compared quantity. The list below is the single source of
+// the metrics compare reports and of their directions.
+type Metric struct {
+	Name      string
+	Unit      string
+	Direction Direction
+	// Latency marks metrics the noise floor (--min-abs) applies to.
+	Latency bool
+	value   func(op *metrics.Snapshot, seconds float64) (float64, bool)
+}
+
+func latency(q float64) func(*metrics.Snapshot, float64) (float64, bool) {
+	return func(op *metrics.Snapshot, _ float64) (float64, bool) {
+		if op.OKOps == 0 {
+			return 0, false // not reported, which is not zero
+		}
+		return op.Percentile(q), true
+	}
+}
+
+// CompareMetrics are the metrics of the Rally layout, in order.
+var CompareMetrics = []Metric{
+	{Name: "throughput", Unit: "point/s", Direction: HigherIsBetter, value: func(op *metrics.Snapshot, secs float64) (float64, bool) {
+		if secs <= 0 {
+			return 0, false
+		}
+		return float64(op.OKPoints) / secs, true
+	}},
+	{Name: "mean latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
+		if op.OKOps == 0 {
+			return 0, false
+		}
+		return op.Latency().Avg, true
+	}},
+	{Name: "50th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(50)},
+	{Name: "90th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(90)},
+	{Name: "99th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(99)},
+	{Name: "99.9th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(99.9)},
+	{Name: "max latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(100)},
+	{Name: "error rate", Unit: "%", Direction: LowerIsBetter, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
+		n := op.OKOps + op.FailOps
+		if n == 0 {
+			return 0, false
+		}
+		return 100 * float64(op.FailOps) / float64(n), true
+	}},
+	{Name: "ok operations", Unit: "ops", Direction: Neutral, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
+		return float64(op.OKOps), true
+	}},
+}
+
+// CompareOptions tune the verdicts.
+type CompareOptions struct {
+	Alpha     float64 // significance level, 0.05
+	MinEffect float64 // percent; smaller significant changes are "~"
+	MinAbsMS  float64 // latency noise floor in ms: rows where both sides are below it are marked, not judged
+}
+
+// Side is one column group: a label and its runs (repeats).
+type Side struct {
+	Label string
+	Runs  []*Record
+}
+
+// Key identifies a compared row: metric, phase group and operation.
+type Key struct {
+	Metric string
+	Phase  string // "main", "ingest", "query round 1", ...
+	Round  int
+	Op     string
+}
+
+// Cell is one side's value of a row: the per-run values and their median.
+type Cell struct {
+	Values []float64 `json:"values,omitempty"`
+	Median float64   `json:"median"`
+	OK     bool      `json:"reported"`
+}
+
+// Change is a contender cell against the baseline.
+type Change struct {
+	Cell
+	Diff    float64 `json:"diff"`
+	DiffPct float64 `json:"diff_pct"` // NaN when the baseline is 0
+	Ratio   float64 `json:"ratio"`    // NaN when the baseline is 0
+	P       float64 `json:"p,omitempty"`
+	Verdict string  `json:"verdict"` // better, worse, ~, or "" when there is nothing to judge
+	Note    string  `json:"note,omitempty"`
+	Tested  bool    `json:"tested"`
+}
+
+// Row is one metric of one operation in one phase.
+type Row struct {
+	Key       Key
+	Metric    Metric
+	Baseline  Cell
+	Contender []Change
+}
+
+// Comparison is the result of comparing a baseline with contenders.
+type Comparison struct {
+	Baseline   Side
+	Contenders []Side
+	Rows       []Row
+	Options    CompareOptions
+	Warnings   []string
+}
+
+func phaseKey(p *Phase) string {
+	if p.Round > 0 {
+		return fmt.Sprintf("%s round %d", p.Name, p.Round)
+	}
+	return p.Name
+}
+
+// values extracts every metric of every operation of a record.
+func values(rec *Record) (map[Key]float64, []Key) {
+	out := map[Key]float64{}
+	var order []Key
+	for i := range rec.Phases {
+		p := &rec.Phases[i]
+		for _, op := range p.Operations {
+			for _, m := range CompareMetrics {
+				v, ok := m.value(op, p.Seconds)
+				if !ok {
+					continue
+				}
+				k := Key{Metric: m.Name, Phase: phaseKey(p), Round: p.Round, Op: op.Operation}
+				if _, seen := out[k]; !seen {
+					order = append(order, k)
+				}
+				out[k] = v
+			}
+		}
+	}
+	return out, order
+}
+
+// Compare builds the comparison. Runs within a side must share a workload
+// fingerprint with the baseline; mismatches are the caller's to refuse.
+func Compare(base Side, contenders []Side, opt CompareOptions) *Comparison {
+	cmp := &Comparison{Baseline: base, Contenders: contenders, Options: opt}
+	type sideVals struct {
+		per []map[Key]float64
+	}
+	collect := func(s Side) (sideVals, []Key) {
+		var sv sideVals
+		var order []Key
+		for _, r := range s.Runs {
+			v, o := values(r)
+			sv.per = append(sv.per, v)
+			order = append(order, o...)
+		}
+		return sv, order
+	}
+	bv, order := collect(base)
+	var cvs []sideVals
+	for _, c := range contenders {
+		cv, o := collect(c)
+		cvs = append(cvs, cv)
+		order = append(order, o...)
+	}
+	seen := map[Key]bool{}
+	var keys []Key
+	for _, k := range order {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	metricOf := map[string]Metric{}
+	for _, m := range CompareMetrics {
+		metricOf[m.Name] = m
+	}
+	cell := func(sv sideVals, k Key) Cell {
+		var c Cell
+		for _, per := range sv.per {
+			if v, ok := per[k]; ok {
+				c.Values = append(c.Values, v)
+			}
+		}
+		if len(c.Values) > 0 {
+			c.OK = true
+			c.Median = median(c.Values)
+		}
+		return c
+	}
+	for _, k := range keys {
+		m := metricOf[k.Metric]
+		row := Row{Key: k, Metric: m, Baseline: cell(bv, k)}
+		for i := range contenders {
+			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(cvs[i], k), opt))
+		}
+		cmp.Rows = append(cmp.Rows, row)
+	}
+	// Rows in metric order, then phase, then operation as first seen.
+	rank := map[string]int{}
+	for i, m := range CompareMetrics {
+		rank[m.Name] = i
+	}
+	sort.SliceStable(cmp.Rows, func(i, j int) bool { return rank[cmp.Rows[i].Key.Metric] < rank[cmp.Rows[j].Key.Metric] })
+	return cmp
+}
+
+// TooFewRuns is the verdict when the sides have too few runs for a test
+// to ever be significant: said instead of a verdict.
+const TooFewRuns = "n too small"
+
+// judge compares one contender cell with the baseline.
+func judge(m Metric, b, c Cell, opt CompareOptions) Change {
+	ch := Change{Cell: c, DiffPct: math.NaN(), Ratio: math.NaN()}
+	switch {
+	case !b.OK && !c.OK:
+		ch.Note = "not reported"
+		return ch
+	case !b.OK:
+		ch.Note = "missing in the baseline"
+		return ch
+	case !c.OK:
+		ch.Note = "missing in the contender"
+		return ch
+	}
+	ch.Diff = c.Median - b.Median
+	if b.Median != 0 {
+		ch.DiffPct = 100 * ch.Diff / b.Median
+		ch.Ratio = c.Median / b.Median
+	}
+	if m.Direction == Neutral {
+		return ch
+	}
+	if m.Latency && opt.MinAbsMS > 0 && b.Median < opt.MinAbsMS && c.Median < opt.MinAbsMS {
+		ch.Verdict = "~"
+		ch.Note = fmt.Sprintf("below the noise floor (%g ms)", opt.MinAbsMS)
+		return ch
+	}
+	nb, nc := len(b.Values), len(c.Values)
+	p, minP := MannWhitney(b.Values, c.Values)
+	if nb < 2 || nc < 2 || minP >= opt.Alpha {
+		ch.Verdict = TooFewRuns
+		ch.Note = fmt.Sprintf("n=%d+%d: the smallest possible p is %.3g ≥ α", nb, nc, minP)
+		if nb < 2 || nc < 2 {
+			ch.Note = fmt.Sprintf("n=%d+%d", nb, nc)
+		}
+		return ch
+	}
+	ch.Tested, ch.P = true, p
+	ch.Verdict = "~"
+	ch.Note = fmt.Sprintf("p=%.3f n=%d+%d", p, nb, nc)
+	if p < opt.Alpha && !math.IsNaN(ch.DiffPct) && math.Abs(ch.DiffPct) >= opt.MinEffect {
+		better := ch.Diff > 0
+		if m.Direction == LowerIsBetter {
+			better = ch.Diff < 0
+		}
+		ch.Verdict = "worse"
+		if better {
+			ch.Verdict = "better"
+		}
+	} else if p < opt.Alpha {
+		ch.Note += fmt.Sprintf(", significant but below --min-effect %g%%", opt.MinEffect)
+	}
+	return ch
+}
+
+// Regressions lists the rows whose significant, worse-direction change
+// exceeds pct percent (for --fail-above).
+func (c *Comparison) Regressions(pct float64) []string {
+	var out []string
+	for _, r := range c.Rows {
+		for i, ch := range r.Contender {
+			if ch.Tested && ch.Verdict == "worse" && math.Abs(ch.DiffPct) > pct {
+				out = append(out, fmt.Sprintf("%s: %s of %s (%s) is %+.1f%% (%s)", c.Contenders[i].Label, r.Key.Metric, r.Key.Op, r.Key.Phase, ch.DiffPct, ch.Note))
+			}
+		}
+	}
+	return out
+}
+
+// geomeans returns, per metric and contender, the geometric mean of the
+// ratios over rows both sides report with positive values.
+func (c *Comparison) geomeans() map[string][]struct {
+	g float64
+	n int
+} {
+	out := map[string][]struct {
+		g float64
+		n int
+	}{}
+	for _, r := range c.Rows {
+		if _, ok := out[r.Key.Metric]; !ok {
+			out[r.Key.Metric] = make([]struct {
+				g float64
+				n int
+			}, len(c.Contenders))
+		}
+		for i, ch := range r.Contender {
+			if r.Baseline.OK && ch.OK && r.Baseline.Median > 0 && ch.Median > 0 {
+				e := &out[r.Key.Metric][i]
+				e.g += math.Log(ch.Median / r.Baseline.Median)
+				e.n++
+			}
+		}
+	}
+	for _, es := range out {
+		for i := range es {
+			if es[i].n > 0 {
+				es[i].g = math.Exp(es[i].g / float64(es[i].n))
+			}
+		}
+	}
+	return out
+}
+
+// opLabel names an operation with its phase when the phase is not the
+// run's only one.
+func opLabel(k Key) string {
+	if k.Phase == "main" {
+		return k.Op
+	}
+	return k.Op + " [" + k.Phase + "]"
+}
+
+func num(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	a := math.Abs(x)
+	switch {
+	case a >= 1000:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case a >= 1:
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	case a == 0:
+		return "0"
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+func pct(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.2f%%", x)
+}
+
+func ratio(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+func cellText(c Cell) string {
+	if !c.OK {
+		return "-"
+	}
+	return num(c.Median)
+}
+
+// RallyTables renders the comparison in Rally's layout (Metric, Operation,
+// Baseline, Contender, Diff, Unit, Diff %), plus Ratio, Verdict and a note,
+// with one column group per contender and a geomean row per metric.
+func (c *Comparison) RallyTables() []Table {
+	header := []string{"Metric", "Operation", "Baseline (" + c.Baseline.Label + ")"}
+	for _, s := range c.Contenders {
+		l := s.Label
+		header = append(header, "Contender ("+l+")", "Diff", "Unit", "Diff %", "Ratio", "Verdict", "Note")
+	}
+	t := Table{Title: fmt.Sprintf("Comparison: %s vs %s", c.Baseline.Label, contenderLabels(c.Contenders)), Header: header, LeftColumns: 2}
+	g := c.geomeans()
+	last := ""
+	for _, r := range c.Rows {
+		if last != "" && r.Key.Metric != last {
+			t.Rows = append(t.Rows, c.geomeanRow(last, g))
+		}
+		last = r.Key.Metric
+		row := []string{r.Key.Metric, opLabel(r.Key), cellText(r.Baseline)}
+		for _, ch := range r.Contender {
+			diff := "-"
+			if r.Baseline.OK && ch.OK {
+				diff = num(ch.Diff)
+			}
+			row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, pct(ch.DiffPct), ratio(ch.Ratio), ch.Verdict, ch.Note)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if last != "" {
+		t.Rows = append(t.Rows, c.geomeanRow(last, g))
+	}
+	t.Notes = c.notes()
+	return []Table{t}
+}
+
+func (c *Comparison) geomeanRow(metric string, g map[string][]struct {
+	g float64
+	n int
+}) []string {
+	row := []string{metric, "geomean", ""}
+	unit := ""
+	for _, m := range CompareMetrics {
+		if m.Name == metric {
+			unit = m.Unit
+		}
+	}
+	for i := range c.Contenders {
+		e := g[metric][i]
+		if e.n == 0 {
+			row = append(row, "", "", unit, "n/a", "n/a", "", "no rows on both sides")
+			continue
+		}
+		row = append(row, "", "", unit, pct(100*(e.g-1)), ratio(e.g), "", fmt.Sprintf("over %d rows; a summary, not a test", e.n))
+	}
+	return row
+}
+
+func (c *Comparison) notes() []string {
+	n := []string{
+		fmt.Sprintf("Verdicts: Mann–Whitney U, two-sided, α=%g, on the per-run values of each side (medians shown); ~ = no significant change, or one below --min-effect %g%%; Ratio = contender / baseline.", c.Options.Alpha, c.Options.MinEffect),
+		"Directions: throughput higher is better; latency and error rate lower is better; ok operations neutral.",
+	}
+	for _, r := range c.Rows {
+		for _, ch := range r.Contender {
+			if ch.Verdict == TooFewRuns {
+				n = append(n, "\""+TooFewRuns+"\": too few runs per side for the test ever to reach p < α; run each side with bench run --repeat 5 (4 or more runs a side can).")
+				return append(n, c.Warnings...)
+			}
+		}
+	}
+	return append(n, c.Warnings...)
+}
+
+func contenderLabels(ss []Side) string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Label)
+	}
+	return strings.Join(out, ", ")
+}
+
+var shortLabelRE = regexp.MustCompile(`^(.+)-[0-9a-f]{6,40}$`)
+
+// ShortLabel drops a trailing commit hash: master-a2b704d -> master.
+func ShortLabel(l string) string {
+	if m := shortLabelRE.FindStringSubmatch(l); m != nil {
+		return m[1]
+	}
+	return l
+}
+
+// PRTables renders the PR-report layout of the IoTDB weekly report: one row
+// per operation or query variant (mean latency, ms; ingestion throughput
+// first), and per round the columns baseline, contender, contender/baseline.
+func (c *Comparison) PRTables() []Table {
+	// Column groups: the query rounds, or the run's phases when it has none.
+	var groups []string
+	seenG := map[string]bool{}
+	hasRounds := false
+	for _, r := range c.Rows {
+		if r.Key.Round > 0 {
+			hasRounds = true
+		}
+	}
+	for _, r := range c.Rows {
+		g := r.Key.Phase
+		if hasRounds && r.Key.Round == 0 {
+			continue
+		}
+		if !seenG[g] {
+			seenG[g] = true
+			groups = append(groups, g)
+		}
+	}
+	bl := c.Baseline.Label
+	header := []string{"Operation"}
+	title := func(g string) string { return strings.TrimPrefix(g, "query ") }
+	for _, g := range groups {
+		for _, s := range c.Contenders {
+			if len(c.Contenders) == 1 || s.Label == c.Contenders[0].Label {
+				header = append(header, title(g)+" "+bl)
+			}
+			header = append(header, title(g)+" "+s.Label, title(g)+" "+ShortLabel(s.Label)+"/"+ShortLabel(bl))
+		}
+	}
+	header = append(header, "Note")
+	t := Table{Title: fmt.Sprintf("PR report: %s vs %s (mean latency in ms unless the row says otherwise)", bl, contenderLabels(c.Contenders)), Header: header}
+	byKey := map[Key]Row{}
+	for _, r := range c.Rows {
+		byKey[r.Key] = r
+	}
+	// Row order: ingestion throughput, INGESTION latency, then operations as first seen.
+	var ops []string
+	seenOp := map[string]bool{}
+	for _, r := range c.Rows {
+		if r.Key.Metric == "mean latency" && !seenOp[r.Key.Op] {
+			seenOp[r.Key.Op] = true
+			ops = append(ops, r.Key.Op)
+		}
+	}
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i] == "INGESTION" && ops[j] != "INGESTION" })
+	type line struct {
+		label, metric, op string
+	}
+	var lines []line
+	if seenOp["INGESTION"] {
+		lines = append(lines, line{"throughput (point/s)", "throughput", "INGESTION"})
+	}
+	for _, op := range ops {
+		lines = append(lines, line{op, "mean latency", op})
+	}
+	untested := map[string]bool{}
+	for _, ln := range lines {
+		row := []string{ln.label}
+		var notes []string
+		for gi, g := range groups {
+			r, ok := findRow(byKey, ln.metric, ln.op, g, c.Rows)
+			if !ok && gi == 0 {
+				// Ingestion lives in its own phase before the query rounds.
+				r, ok = findRowAnyPhase(ln.metric, ln.op, c.Rows)
+			}
+			for ci := range c.Contenders {
+				if ci == 0 {
+					row = append(row, cellOr(r, ok, -1))
+				}
+				row = append(row, cellOr(r, ok, ci))
+				if ok && r.Baseline.OK && r.Contender[ci].OK {
+					ch := r.Contender[ci]
+					row = append(row, ratio(ch.Ratio)+verdictMark(ch))
+					switch {
+					case ch.Verdict == TooFewRuns:
+						untested[fmt.Sprintf("n=%d+%d", len(r.Baseline.Values), len(ch.Values))] = true
+					case ch.Tested || ch.Verdict != "":
+						notes = append(notes, fmt.Sprintf("%s: %s", title(g), noteOf(ch)))
+					}
+				} else {
+					row = append(row, "n/a")
+				}
+			}
+		}
+		row = append(row, strings.Join(dedupe(notes), "; "))
+		t.Rows = append(t.Rows, row)
+	}
+	t.Notes = []string{"Ratios are contender/baseline; marked ↑ significantly better, ↓ significantly worse, ~ no significant change " +
+		fmt.Sprintf("(Mann–Whitney U, α=%g, --min-effect %g%%). The ingestion rows come from the ingest phase before the query rounds.", c.Options.Alpha, c.Options.MinEffect)}
+	if len(untested) > 0 {
+		var ns []string
+		for n := range untested {
+			ns = append(ns, n)
+		}
+		sort.Strings(ns)
+		t.Notes = append(t.Notes, fmt.Sprintf("Unmarked ratios are untested: too few runs per side (%s). Run each side with bench run --repeat 5 (4 or more runs a side can reach p < 0.05); until then a ratio is one sample, not a verdict.", strings.Join(ns, ", ")))
+	}
+	t.Notes = append(t.Notes, c.Warnings...)
+	return []Table{t}
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func noteOf(ch Change) string {
+	if ch.Verdict == "" || ch.Verdict == "~" || ch.Verdict == TooFewRuns {
+		return ch.Note
+	}
+	return ch.Verdict + " (" + ch.Note + ")"
+}
+
+func verdictMark(ch Change) string {
+	switch ch.Verdict {
+	case "better":
+		return " ↑"
+	case "worse":
+		return " ↓"
+	case "~":
+		return " ~"
+	}
+	return ""
+}
+
+func findRow(by map[Key]Row, metric, op, phase string, rows []Row) (Row, bool) {
+	for _, r := range rows {
+		if r.Key.Metric == metric && r.Key.Op == op && r.Key.Phase == phase {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+func findRowAnyPhase(metric, op string, rows []Row) (Row, bool) {
+	for _, r := range rows {
+		if r.Key.Metric == metric && r.Key.Op == op {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+func cellOr(r Row, ok bool, contender int) string {
+	if !ok {
+		return "-"
+	}
+	if contender < 0 {
+		return cellText(r.Baseline)
+	}
+	return cellText(r.Contender[contender].Cell)
+}
+
+// JSON is the comparison in machine-readable form.
+type comparisonJSON struct {
+	Baseline   sideJSON   `json:"baseline"`
+	Contenders []sideJSON `json:"contenders"`
+	Alpha      float64    `json:"alpha"`
+	MinEffect  float64    `json:"min_effect_pct"`
+	MinAbsMS   float64    `json:"min_abs_ms,omitempty"`
+	Rows       []rowJSON  `json:"rows"`
+	Warnings   []string   `json:"warnings,omitempty"`
+}
+
+type sideJSON struct {
+	Label string   `json:"label"`
+	Runs  []string `json:"runs"`
+}
+
+type rowJSON struct {
+	Metric     string       `json:"metric"`
+	Unit       string       `json:"unit"`
+	Direction  string       `json:"direction"`
+	Phase      string       `json:"phase"`
+	Operation  string       `json:"operation"`
+	Baseline   Cell         `json:"baseline"`
+	Contenders []changeJSON `json:"contenders"`
+}
+
+type changeJSON struct {
+	Cell
+	Diff    *float64 `json:"diff,omitempty"`
+	DiffPct *float64 `json:"diff_pct,omitempty"`
+	Ratio   *float64 `json:"ratio,omitempty"`
+	P       *float64 `json:"p,omitempty"`
+	Verdict string   `json:"verdict,omitempty"`
+	Note    string   `json:"note,omitempty"`
+}
+
+func finite(x float64, ok bool) *float64 {
+	if !ok || math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// JSON returns the comparison as a JSON-encodable value (n/a values are
+// omitted rather than encoded as 0).
+func (c *Comparison) JSON() any {
+	side := func(s Side) sideJSON {
+		j := sideJSON{Label: s.Label}
+		for _, r := range s.Runs {
+			j.Runs = append(j.Runs, r.ID)
+		}
+		return j
+	}
+	out := comparisonJSON{Baseline: side(c.Baseline), Alpha: c.Options.Alpha, MinEffect: c.Options.MinEffect, MinAbsMS: c.Options.MinAbsMS, Warnings: c.Warnings}
+	for _, s := range c.Contenders {
+		out.Contenders = append(out.Contenders, side(s))
+	}
+	for _, r := range c.Rows {
+		rj := rowJSON{Metric: r.Key.Metric, Unit: r.Metric.Unit, Direction: r.Metric.Direction.String(), Phase: r.Key.Phase, Operation: r.Key.Op, Baseline: r.Baseline}
+		for _, ch := range r.Contender {
+			both := r.Baseline.OK && ch.OK
+			rj.Contenders = append(rj.Contenders, changeJSON{Cell: ch.Cell, Diff: finite(ch.Diff, both), DiffPct: finite(ch.DiffPct, both), Ratio: finite(ch.Ratio, both), P: finite(ch.P, ch.Tested), Verdict: ch.Verdict, Note: ch.Note})
+		}
+		out.Rows = append(out.Rows, rj)
+	}
+	return out
+}

@@ -1,0 +1,181 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsbench/tsbench/metrics"
+)
+
+// synthetic makes a run whose operations have latencies around the given
+// means (ms) with 2% noise per run and per operation, drawn from seed.
+func synthetic(label string, seed uint64, means map[string]float64, order []string) *Record {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	rec := metrics.NewRecorder(t0)
+	runShift := 1 + 0.02*rng.NormFloat64() // run-to-run noise
+	for _, op := range order {
+		o := rec.Op(op)
+		m := means[op]
+		for i := 0; i < 50; i++ {
+			if m == 0 {
+				o.Record(t0, time.Millisecond, 0, fmt.Errorf("no data"))
+				continue
+			}
+			d := time.Duration(m * runShift * (1 + 0.01*rng.NormFloat64()) * float64(time.Millisecond))
+			o.Record(t0.Add(time.Duration(i)*20*time.Millisecond), d, 100, nil)
+		}
+	}
+	return &Record{SchemaVersion: SchemaVersion, ID: fmt.Sprintf("20261130T09%04dZ-%06x", seed%10000, seed), Label: label, Status: StatusComplete,
+		Fingerprint: "f00d", Target: Target{DB: "SQLite"},
+		Phases: []Phase{{Name: "main", Seconds: 1, Operations: rec.Snapshots()}}}
+}
+
+func side(label string, seed uint64, n int, means map[string]float64, order []string) Side {
+	s := Side{Label: label}
+	for i := 0; i < n; i++ {
+		s.Runs = append(s.Runs, synthetic(label, seed*1000+uint64(i), means, order))
+	}
+	return s
+}
+
+var opts = CompareOptions{Alpha: 0.05, MinEffect: 5}
+
+func row(t *testing.T, c *Comparison, metric, op string) Row {
+	t.Helper()
+	for _, r := range c.Rows {
+		if r.Key.Metric == metric && r.Key.Op == op {
+			return r
+		}
+	}
+	t.Fatalf("no row %s / %s", metric, op)
+	return Row{}
+}
+
+func TestClearRegression(t *testing.T) {
+	order := []string{"TIME_RANGE", "LATEST_POINT"}
+	base := side("master-a2b704d", 1, 5, map[string]float64{"TIME_RANGE": 10, "LATEST_POINT": 2}, order)
+	pr := side("pr2689-7064536", 2, 5, map[string]float64{"TIME_RANGE": 13, "LATEST_POINT": 2}, order)
+	c := Compare(base, []Side{pr}, opts)
+	r := row(t, c, "mean latency", "TIME_RANGE")
+	if ch := r.Contender[0]; ch.Verdict != "worse" || !ch.Tested || ch.P >= 0.05 || math.Abs(ch.DiffPct-30) > 5 {
+		t.Fatalf("a 30%% slower TIME_RANGE: %+v", ch)
+	}
+	// Throughput is higher-is-better: the same slowdown does not show there
+	// (fixed points per phase second), and LATEST_POINT did not change.
+	if ch := row(t, c, "mean latency", "LATEST_POINT").Contender[0]; ch.Verdict != "~" {
+		t.Fatalf("unchanged LATEST_POINT judged %q (%s)", ch.Verdict, ch.Note)
+	}
+	if regs := c.Regressions(20); len(regs) == 0 || !strings.Contains(strings.Join(regs, "\n"), "TIME_RANGE") {
+		t.Fatalf("--fail-above 20 finds %v", regs)
+	}
+	if regs := c.Regressions(50); len(regs) != 0 {
+		t.Fatalf("--fail-above 50 finds %v", regs)
+	}
+	// An improvement is "better", in the direction of the metric.
+	c = Compare(pr, []Side{base}, opts)
+	if ch := row(t, c, "mean latency", "TIME_RANGE").Contender[0]; ch.Verdict != "better" {
+		t.Fatalf("a faster TIME_RANGE judged %q", ch.Verdict)
+	}
+}
+
+func TestAANoiseGivesNoVerdicts(t *testing.T) {
+	order := []string{"Q1", "Q2", "Q3", "Q4"}
+	means := map[string]float64{"Q1": 1, "Q2": 5, "Q3": 20, "Q4": 100}
+	judged, flagged := 0, 0
+	for seed := uint64(1); seed <= 100; seed++ {
+		c := Compare(side("a", seed*2, 5, means, order), []Side{side("b", seed*2+1, 5, means, order)}, opts)
+		for _, r := range c.Rows {
+			if r.Metric.Direction == Neutral {
+				continue
+			}
+			ch := r.Contender[0]
+			if !ch.Tested {
+				continue
+			}
+			judged++
+			if ch.Verdict != "~" {
+				flagged++
+			}
+		}
+	}
+	if judged < 1000 {
+		t.Fatalf("only %d judged rows", judged)
+	}
+	if share := float64(flagged) / float64(judged); share > 0.05 {
+		t.Fatalf("A/A: %d of %d rows (%.1f%%) got a verdict beyond ~, want at most 5%%", flagged, judged, 100*share)
+	}
+}
+
+func TestTooFewRunsSaysSo(t *testing.T) {
+	order := []string{"Q1"}
+	for _, n := range [][2]int{{1, 1}, {3, 3}} {
+		c := Compare(side("a", 1, n[0], map[string]float64{"Q1": 10}, order), []Side{side("b", 2, n[1], map[string]float64{"Q1": 30}, order)}, opts)
+		if ch := row(t, c, "mean latency", "Q1").Contender[0]; ch.Verdict != TooFewRuns || ch.Tested {
+			t.Fatalf("n=%v: verdict %q, want %q: no test can be significant", n, ch.Verdict, TooFewRuns)
+		}
+		if len(c.Regressions(0)) != 0 {
+			t.Fatal("untested rows must not fail --fail-above")
+		}
+	}
+}
+
+func TestZeroBaselineAndMissingRows(t *testing.T) {
+	base := side("a", 1, 1, map[string]float64{"Q1": 0, "Q2": 5}, []string{"Q1", "Q2"})
+	cont := side("b", 2, 1, map[string]float64{"Q1": 3, "Q3": 5}, []string{"Q1", "Q3"})
+	c := Compare(base, []Side{cont}, opts)
+	tp := row(t, c, "throughput", "Q1").Contender[0]
+	if !math.IsNaN(tp.DiffPct) || !math.IsNaN(tp.Ratio) {
+		t.Fatalf("baseline 0: Diff %% and Ratio must be n/a, got %v %v", tp.DiffPct, tp.Ratio)
+	}
+	if lat := row(t, c, "mean latency", "Q1"); lat.Baseline.OK || lat.Contender[0].Note != "missing in the baseline" {
+		t.Fatalf("latency without successes is not reported, not zero: %+v", lat)
+	}
+	if r := row(t, c, "mean latency", "Q2"); r.Contender[0].Note != "missing in the contender" {
+		t.Fatalf("Q2 only in the baseline: %+v", r.Contender[0])
+	}
+	var buf bytes.Buffer
+	WriteTables(&buf, "text", c.RallyTables())
+	if !strings.Contains(buf.String(), "n/a") {
+		t.Fatal("the table must print n/a, not 0, for a zero baseline")
+	}
+}
+
+func TestNoiseFloor(t *testing.T) {
+	order := []string{"Q1"}
+	c := Compare(side("a", 1, 5, map[string]float64{"Q1": 0.2}, order), []Side{side("b", 2, 5, map[string]float64{"Q1": 0.6}, order)}, CompareOptions{Alpha: 0.05, MinEffect: 5, MinAbsMS: 1})
+	if ch := row(t, c, "mean latency", "Q1").Contender[0]; ch.Verdict != "~" || !strings.Contains(ch.Note, "noise floor") {
+		t.Fatalf("0.2 vs 0.6 ms under a 1 ms floor: %q %q", ch.Verdict, ch.Note)
+	}
+}
+
+func TestCompareGolden(t *testing.T) {
+	order := []string{"INGESTION", "TIME_RANGE", "LATEST_POINT"}
+	base := side("master-a2b704d", 7, 5, map[string]float64{"INGESTION": 30, "TIME_RANGE": 10, "LATEST_POINT": 2}, order)
+	pr := side("pr2689-7064536", 8, 5, map[string]float64{"INGESTION": 30, "TIME_RANGE": 13, "LATEST_POINT": 2}, order)
+	c := Compare(base, []Side{pr}, opts)
+	for _, layout := range []string{"rally", "pr"} {
+		for _, f := range []string{"text", "markdown", "csv", "json"} {
+			var buf bytes.Buffer
+			if f == "json" {
+				if err := WriteJSON(&buf, c.JSON()); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				tables := c.RallyTables()
+				if layout == "pr" {
+					tables = c.PRTables()
+				}
+				if err := WriteTables(&buf, f, tables); err != nil {
+					t.Fatal(err)
+				}
+			}
+			golden(t, "compare."+layout+"."+f+".golden", buf.Bytes())
+		}
+	}
+}

@@ -179,3 +179,36 @@ func TestCompareGolden(t *testing.T) {
 		}
 	}
 }
+
+func TestSeveralContenders(t *testing.T) {
+	order := []string{"Q1", "Q2"}
+	base := side("master-a2b704d", 11, 4, map[string]float64{"Q1": 10, "Q2": 5}, order)
+	pr1 := side("pr1-aaaaaaa", 12, 4, map[string]float64{"Q1": 10, "Q2": 8}, order)
+	pr2 := side("pr2-bbbbbbb", 13, 4, map[string]float64{"Q1": 6, "Q2": 5}, order)
+	c := Compare(base, []Side{pr1, pr2}, opts)
+	if v := row(t, c, "mean latency", "Q2").Contender; v[0].Verdict != "worse" || v[1].Verdict != "~" {
+		t.Fatalf("Q2: %q / %q, want worse / ~", v[0].Verdict, v[1].Verdict)
+	}
+	if v := row(t, c, "mean latency", "Q1").Contender; v[0].Verdict != "~" || v[1].Verdict != "better" {
+		t.Fatalf("Q1: %q / %q, want ~ / better", v[0].Verdict, v[1].Verdict)
+	}
+	for _, tables := range [][]Table{c.RallyTables(), c.PRTables()} {
+		for _, tb := range tables {
+			for _, r := range tb.Rows {
+				if len(r) != len(tb.Header) {
+					t.Fatalf("%s: a row of %d cells under %d columns", tb.Title, len(r), len(tb.Header))
+				}
+			}
+		}
+	}
+	var buf bytes.Buffer
+	WriteTables(&buf, "text", c.PRTables())
+	for _, h := range []string{"main pr1/master", "main pr2/master", "main master-a2b704d"} {
+		if !strings.Contains(buf.String(), h) {
+			t.Fatalf("PR layout with two contenders lacks column %q:\n%s", h, buf.String())
+		}
+	}
+	if strings.Count(buf.String(), "main master-a2b704d") != 1 {
+		t.Fatal("the baseline column must appear once per round")
+	}
+}

@@ -268,6 +268,50 @@ func TestIoTDB(t *testing.T) {
 		}
 		f.checkCounts(t, 50)
 	})
+	t.Run("QueryRoundsWithClearCache", func(t *testing.T) {
+		// Cold and warm rounds without restart commands: flush, drop caches
+		// (not here: empty command), reconnect and CLEAR CACHE, then two
+		// rounds of the weekly suite.
+		host, port := server(t)
+		l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_rounds",
+			"DEVICE_NUMBER=6", "GROUP_NUMBER=2", "SENSOR_NUMBER=10", "DATA_CLIENT_NUMBER=2", "LOOP=10", "BATCH_SIZE_PER_WRITE=50",
+			"OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "QUERY_SUITE=weekly", "QUERY_ROUNDS=2", "QUERY_LOOP=2",
+			"DROP_CACHES_COMMAND=", "INIT_WAIT_TIME=0", "VERIFY=true"}, NoEnv: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := runner.NewPlan(l.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		drv := Driver()
+		res, err := runner.Run(context.Background(), p, &drv, runner.Options{})
+		if err != nil || res.Stopped != nil {
+			t.Fatal(err, res.Stopped)
+		}
+		var steps []string
+		for _, s := range res.Steps {
+			if s.Phase == "query" {
+				steps = append(steps, s.Name)
+			}
+		}
+		if got := strings.Join(steps, ","); got != "flush,restart (IoTDB-200-SESSION_BY_TABLET reopens its connections),clear cache" {
+			t.Fatalf("lifecycle steps %s", got)
+		}
+		rounds := map[int]int{}
+		for _, ph := range res.Phases {
+			if ph.Name != "query" {
+				continue
+			}
+			rounds[ph.Round]++
+			if s := ph.Operations[0]; s.OKOps != 4 || s.FailOps != 0 {
+				t.Fatalf("%s round %d: %d ok, %d failed (%v)", ph.Variant, ph.Round, s.OKOps, s.FailOps, s.Errors)
+			}
+		}
+		if rounds[1] != 24 || rounds[2] != 24 || res.VerifyFailed() {
+			t.Fatalf("rounds %v, verify failed %v", rounds, res.VerifyFailed())
+		}
+	})
 	t.Run("WrongPasswordFailsAtOpen", func(t *testing.T) {
 		host, port := server(t)
 		l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "PASSWORD=not-the-password", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true})

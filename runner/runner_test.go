@@ -254,3 +254,17 @@ func BenchmarkNullPipeline(b *testing.B) {
 	}
 	b.ReportMetric(float64(points)/b.Elapsed().Seconds(), "points/s")
 }
+
+func TestOpMinIntervalPaces(t *testing.T) {
+	// Four operations of at least 60 ms each cannot finish in under 240 ms,
+	// however fast the machine; without pacing they take microseconds.
+	p := plan(t, "DB_SWITCH=Null", "LOOP=4", "OP_MIN_INTERVAL=60", "DATA_CLIENT_NUMBER=2")
+	drv := null.Driver()
+	res, err := Run(context.Background(), p, &drv, Options{})
+	if err != nil || res.Stopped != nil {
+		t.Fatal(err, res.Stopped)
+	}
+	if el := res.Phases[0].Elapsed; el < 240*time.Millisecond {
+		t.Fatalf("LOOP=4 with OP_MIN_INTERVAL=60 took %v, less than 4 × 60 ms", el)
+	}
+}

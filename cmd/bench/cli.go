@@ -173,6 +173,23 @@ func loadConfig(path string, sets []string, stderr io.Writer) (*config.Loaded, e
 	return l, nil
 }
 
+// prepare finds the database's driver, lets it check the configuration and
+// builds the plan: everything that can reject a run before anything connects.
+func prepare(c *config.Config) (*adapters.Driver, *runner.Plan, error) {
+	drv, err := registry().Lookup(c.DBSwitch)
+	if err != nil {
+		return nil, nil, usageError(err)
+	}
+	if errs := drv.Validate(c); len(errs) > 0 {
+		return nil, nil, usageError(errs)
+	}
+	plan, err := runner.NewPlan(c)
+	if err != nil {
+		return nil, nil, usageError(err)
+	}
+	return drv, plan, nil
+}
+
 func printNotes(l *config.Loaded, w io.Writer) {
 	for _, n := range l.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
@@ -217,16 +234,9 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	c := l.Config
-	drv, err := registry().Lookup(c.DBSwitch)
+	drv, plan, err := prepare(c)
 	if err != nil {
-		return usageError(err)
-	}
-	if errs := drv.Validate(c); len(errs) > 0 {
-		return usageError(errs)
-	}
-	plan, err := runner.NewPlan(c)
-	if err != nil {
-		return usageError(err)
+		return err
 	}
 	// Text and markdown go to stdout with the tables; with csv or json the
 	// tables must stay machine-readable, so the human lines go to stderr.

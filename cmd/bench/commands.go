@@ -65,16 +65,9 @@ func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			}
 			c := l.Config
 			c.Verify = true
-			drv, err := registry().Lookup(c.DBSwitch)
+			drv, plan, err := prepare(c)
 			if err != nil {
-				return usageError(err)
-			}
-			if errs := drv.Validate(c); len(errs) > 0 {
-				return usageError(errs)
-			}
-			plan, err := runner.NewPlan(c)
-			if err != nil {
-				return usageError(err)
+				return err
 			}
 			printNotes(l, stderr)
 			a, err := drv.Open(ctx, adapters.Params{Config: c, Schema: plan.Schema})

@@ -1,0 +1,60 @@
+package queries
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestWeeklySuite(t *testing.T) {
+	s, err := LoadSuite("weekly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range s.Variants {
+		names = append(names, v.Name)
+	}
+	want := "Q1 Q21 Q22 Q23 Q31 Q32 Q33 Q4a1 Q4a2 Q4a3 Q4b1 Q4b2 Q4b3 Q5 Q61 Q62 Q63 Q71 Q72 Q73 Q74 Q8 Q9 Q10"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("weekly classes:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestSuiteErrors(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"Q1", `line 1: "Q1" needs a name and a family (Q1..Q11)`},
+		{"A Q13", `line 1: "Q13" is not a query family (valid: Q1..Q11)`},
+		{"A Q2 sensors", `line 1: "sensors" is not key=value`},
+		{"A Q2 colour=red", `line 1: "colour=red" is not key=value`},
+		{"A Q2 sensors=x-1", `line 1: sensors=x-1: scale "-1" is not a positive number`},
+		{"A Q2\nA Q3", "line 2: variant A is defined twice"},
+		{"# nothing", "the suite has no variants"},
+	} {
+		_, err := ParseSuite("t", []byte(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err %v, want %q", c.text, err, c.want)
+		}
+	}
+	if _, err := LoadSuite("/no/such/suite"); err == nil || !strings.Contains(err.Error(), "QUERY_SUITE=/no/such/suite: is neither a built-in suite nor a readable file (valid: weekly or a path)") {
+		t.Fatalf("missing suite: %v", err)
+	}
+}
+
+func TestVariantApplyScalesAndCaps(t *testing.T) {
+	c, s := setup(t, "QUERY_SENSOR_NUM=2", "QUERY_DEVICE_NUM=1", "QUERY_INTERVAL=1000")
+	suite, err := ParseSuite("t", []byte("A Q2 sensors=x100 interval=x10\nB Q4 devices=x5 aggregate=avg\nC Q3 lower=7"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, notes, err := suite.Variants[0].Apply(c, s)
+	if err != nil || a.QuerySensors != 12 || a.QueryInterval != 10000 || len(notes) != 1 || !strings.Contains(notes[0], "QUERY_SENSOR_NUM=200 capped at 12 (SENSOR_NUMBER)") {
+		t.Fatalf("A: sensors %d interval %d notes %v err %v", a.QuerySensors, a.QueryInterval, notes, err)
+	}
+	b, notes, _ := suite.Variants[1].Apply(c, s)
+	if b.QueryDevices != 4 || b.QueryAggregateFun != "avg" || len(notes) != 1 {
+		t.Fatalf("B: devices %d (a group has 4), aggregate %s, notes %v", b.QueryDevices, b.QueryAggregateFun, notes)
+	}
+	if cc, _, _ := suite.Variants[2].Apply(c, s); cc.QueryLowerValue != 7 || cc.OperationProportion[int(ValueRange)] != 1 || c.QueryLowerValue == 7 {
+		t.Fatal("C: lower must apply to the copy only")
+	}
+}

@@ -328,9 +328,9 @@ func Keys() []Key {
 		boolKey("ENABLE_THRIFT_COMPRESSION", GroupIoTDB, "false", "IoTDB session: thrift compact protocol.", func(c *Config) *bool { return &c.ThriftCompr }),
 		boolKey("ENABLE_IOTDB_RPC_COMPRESSION", GroupIoTDB, "false", "IoTDB session RPC compression (needs IoTDB ≥ 2.0.6; iot-benchmark defaults to true).", func(c *Config) *bool { return &c.RPCCompr }),
 		intKey("IOTDB_SESSION_POOL_SIZE", GroupIoTDB, "0", 0, 10000, "0 (= DATA_CLIENT_NUMBER) or ≥ 1", "IoTDB session pool size.", func(c *Config) *int { return &c.SessionPool }),
-		boolKey("USE_SSL", GroupIoTDB, "false", "IoTDB: connect with TLS.", func(c *Config) *bool { return &c.UseSSL }),
-		stringKey("TRUST_STORE_PATH", GroupIoTDB, "", "IoTDB TLS: trusted certificate file.", func(c *Config) *string { return &c.TrustStore }),
-		{Name: "TRUST_STORE_PWD", Group: GroupIoTDB, Default: "", Valid: "any text", Doc: "IoTDB TLS: trust store password. Never printed or saved.", Secret: true, parse: func(c *Config, v string) error { c.TrustStorePwd = v; return nil }},
+		boolKey("USE_SSL", GroupIoTDB, "false", "IoTDB: connect with TLS (the server needs enable_thrift_ssl=true).", func(c *Config) *bool { return &c.UseSSL }),
+		stringKey("TRUST_STORE_PATH", GroupIoTDB, "", "IoTDB TLS: PEM file of the CA certificates to trust; empty trusts the system's CAs. A Java .jks trust store must be exported first (keytool -exportcert -rfc).", func(c *Config) *string { return &c.TrustStore }),
+		{Name: "TRUST_STORE_PWD", Group: GroupIoTDB, Default: "", Valid: "any text", Doc: "IoTDB TLS: trust store password (not needed for PEM files; accepted for iot-benchmark files). Never printed or saved.", Secret: true, parse: func(c *Config, v string) error { c.TrustStorePwd = v; return nil }},
 
 		stringKey("RESULTS_DIR", GroupTSBench, "results", "Folder of run records (`<id>.json`).", func(c *Config) *string { return &c.ResultsDir }),
 		stringKey("SQLITE_PATH", GroupTSBench, "", "SQLite database file; empty means `<RESULTS_DIR>/<DB_NAME>.db`.", func(c *Config) *string { return &c.SQLitePath }),

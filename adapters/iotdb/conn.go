@@ -2,10 +2,12 @@ package iotdb
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,6 +65,7 @@ type poolConfig struct {
 	connectTimeout time.Duration
 	size           int
 	zone           string
+	tls            *tls.Config // nil: plain TCP
 }
 
 // pool hands out sessions, at most size at a time, trying the hosts in
@@ -101,8 +104,12 @@ func (p *pool) open(ctx context.Context) (*session, error) {
 }
 
 func (p *pool) dial(ctx context.Context, addr string) (*session, error) {
-	conf := &thrift.TConfiguration{ConnectTimeout: p.cfg.connectTimeout, MaxFrameSize: thrift.DEFAULT_MAX_FRAME_SIZE}
-	trans := thrift.NewTFramedTransportConf(thrift.NewTSocketConf(addr, conf), conf)
+	conf := &thrift.TConfiguration{ConnectTimeout: p.cfg.connectTimeout, MaxFrameSize: thrift.DEFAULT_MAX_FRAME_SIZE, TLSConfig: p.cfg.tls}
+	var sock thrift.TTransport = thrift.NewTSocketConf(addr, conf)
+	if p.cfg.tls != nil {
+		sock = thrift.NewTSSLSocketConf(addr, conf)
+	}
+	trans := thrift.NewTFramedTransportConf(sock, conf)
 	if err := trans.Open(); err != nil {
 		return nil, fmt.Errorf("cannot connect to IoTDB at %s: %w", addr, unwrapNet(err))
 	}
@@ -121,8 +128,11 @@ func (p *pool) dial(ctx context.Context, addr string) (*session, error) {
 	if err != nil {
 		trans.Close()
 		hint := ""
-		if p.cfg.compact {
+		switch {
+		case p.cfg.compact:
 			hint = " (ENABLE_THRIFT_COMPRESSION=true needs the server's dn_rpc_thrift_compression_enable=true)"
+		case p.cfg.tls == nil && strings.Contains(err.Error(), "frame size"):
+			hint = " (the server may require TLS: USE_SSL=true with TRUST_STORE_PATH)"
 		}
 		return nil, fmt.Errorf("cannot open a session on IoTDB at %s: %w%s", addr, unwrapNet(err), hint)
 	}

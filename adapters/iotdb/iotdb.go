@@ -12,7 +12,11 @@ package iotdb
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,7 +97,9 @@ func check(c *config.Config) config.Errors {
 		errs = append(errs, &config.Error{Key: "TEMPLATE", Value: "true", Msg: "needs VECTOR=true in tsbench (aligned device templates)", Valid: "false, or VECTOR=true"})
 	}
 	if c.UseSSL {
-		errs = append(errs, &config.Error{Key: "USE_SSL", Value: "true", Msg: "is not supported by tsbench's IoTDB adapter yet", Valid: "false"})
+		if _, err := tlsConfig(c); err != nil {
+			errs = append(errs, &config.Error{Key: "TRUST_STORE_PATH", Value: c.TrustStore, Msg: err.Error(), Valid: "a PEM file of CA certificates (keytool -exportcert -rfc writes one from a Java trust store), or empty for the system's CAs"})
+		}
 	}
 	errs = append(errs, adapters.UnsupportedFamilies(c, "IoTDB's tree model", func(f queries.Family) bool { return f != queries.SetOperation })...)
 	return errs
@@ -129,6 +135,26 @@ var tsType = map[generator.DataType]int32{
 	generator.Float: int32(client.FLOAT), generator.Double: int32(client.DOUBLE), generator.Text: int32(client.TEXT),
 }
 
+// tlsConfig builds the client TLS settings of USE_SSL: the CA certificates
+// of TRUST_STORE_PATH (PEM; Java key stores cannot be read from Go), or the
+// system's CAs when it is empty.
+func tlsConfig(c *config.Config) (*tls.Config, error) {
+	t := &tls.Config{MinVersion: tls.VersionTLS12}
+	if c.TrustStore == "" {
+		return t, nil
+	}
+	data, err := os.ReadFile(c.TrustStore)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the trust store: %v", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(data) {
+		return nil, errors.New("holds no PEM certificate (a Java .jks trust store must be exported first)")
+	}
+	t.RootCAs = pool
+	return t, nil
+}
+
 func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 	c := p.Config
 	a := &Adapter{cfg: c, schema: p.Schema, mode: insertMode(c.DBSwitch), aligned: c.Vector, root: "root." + c.DBName}
@@ -137,7 +163,15 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 		addrs = append(addrs, joinHostPort(h, c.Ports[i]))
 	}
 	connect := time.Duration(min(c.WriteTimeoutMS, 10000)) * time.Millisecond
-	a.pool = newPool(poolConfig{addrs: addrs, user: c.Username, password: c.Password, compact: c.ThriftCompr, connectTimeout: connect, size: c.SessionPool + 2, zone: "UTC"})
+	pc := poolConfig{addrs: addrs, user: c.Username, password: c.Password, compact: c.ThriftCompr, connectTimeout: connect, size: c.SessionPool + 2, zone: "UTC"}
+	if c.UseSSL {
+		t, err := tlsConfig(c)
+		if err != nil {
+			return nil, fmt.Errorf("USE_SSL: TRUST_STORE_PATH=%s %w", c.TrustStore, err)
+		}
+		pc.tls = t
+	}
+	a.pool = newPool(pc)
 	for _, d := range p.Schema.Devices {
 		a.paths = append(a.paths, a.root+"."+p.Schema.Groups[d.Group].Name+"."+d.Name)
 	}

@@ -60,7 +60,13 @@ func managed(t *testing.T) {
 
 func script(t *testing.T, args ...string) {
 	t.Helper()
+	scriptEnv(t, nil, args...)
+}
+
+func scriptEnv(t *testing.T, env []string, args ...string) {
+	t.Helper()
 	cmd := exec.Command("bash", append([]string{filepath.Join("..", "..", "scripts", "iotdb")}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("scripts/iotdb %v: %v\n%s", args, err, out)
@@ -348,6 +354,30 @@ func TestIoTDB(t *testing.T) {
 			}
 		}
 	})
+	t.Run("TLS", func(t *testing.T) {
+		managed(t)
+		state := os.Getenv("IOTDB_HOME_DIR")
+		if state == "" {
+			home, _ := os.UserHomeDir()
+			state = filepath.Join(home, ".cache", "tsbench", "iotdb-run")
+		}
+		script(t, "stop")
+		scriptEnv(t, []string{"IOTDB_TLS=1"}, "start")
+		defer func() {
+			script(t, "stop")
+			script(t, "start")
+		}()
+		f := setup(t, 60, "USE_SSL=true", "TRUST_STORE_PATH="+filepath.Join(state, "tls", "server.pem"))
+		f.checkCounts(t, 60)
+		f.compare(t, 60, 1)
+		// A plain client is refused, with a hint rather than a riddle.
+		host, port := server(t)
+		l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true})
+		s, _ := generator.NewSchema(l.Config)
+		if _, err := Driver().Open(context.Background(), adapters.Params{Config: l.Config, Schema: s}); err == nil || !strings.Contains(err.Error(), "USE_SSL=true") {
+			t.Fatalf("plain connection to a TLS server: %v", err)
+		}
+	})
 	t.Run("DataNodeStoppedMidIngest", func(t *testing.T) {
 		managed(t)
 		host, port := server(t)
@@ -469,6 +499,25 @@ func TestSQL(t *testing.T) {
 	} {
 		if got := a.SQL(c.q); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.q.Family.ID(), got, c.want)
+		}
+	}
+}
+
+func TestTrustStoreChecked(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "truststore.jks")
+	os.WriteFile(bad, []byte("not pem"), 0o644)
+	for _, c := range []struct{ path, want string }{
+		{bad, "holds no PEM certificate (a Java .jks trust store must be exported first)"},
+		{filepath.Join(dir, "missing.pem"), "cannot read the trust store"},
+	} {
+		l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "USE_SSL=true", "TRUST_STORE_PATH=" + c.path, "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := Driver().Validate(l.Config)
+		if len(errs) != 1 || errs[0].Key != "TRUST_STORE_PATH" || !strings.Contains(errs[0].Msg, c.want) {
+			t.Fatalf("%s: %v", c.path, errs)
 		}
 	}
 }

@@ -4,6 +4,8 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,11 +21,12 @@ func main() {
 	user := flag.String("user", "root", "user name")
 	password := flag.String("password", "root", "password")
 	timeout := flag.Duration("timeout", 3*time.Minute, "how long to keep trying")
+	ca := flag.String("ca", "", "PEM certificate to trust: connect with TLS")
 	flag.Parse()
 	deadline := time.Now().Add(*timeout)
 	var last error
 	for attempt := 1; time.Now().Before(deadline); attempt++ {
-		if last = probe(*addr, *user, *password); last == nil {
+		if last = probe(*addr, *user, *password, *ca); last == nil {
 			fmt.Fprintf(os.Stderr, "iotdbprobe: %s accepted a write and returned it (attempt %d)\n", *addr, attempt)
 			return
 		}
@@ -33,12 +36,24 @@ func main() {
 	os.Exit(1)
 }
 
-func probe(addr, user, password string) error {
+func probe(addr, user, password, ca string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return err
 	}
-	s := client.NewSession(&client.Config{Host: host, Port: port, UserName: user, Password: password})
+	cfg := &client.Config{Host: host, Port: port, UserName: user, Password: password}
+	if ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			return err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("%s holds no PEM certificate", ca)
+		}
+		cfg.TLSConfig = &client.TLSConfig{Config: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	}
+	s := client.NewSession(cfg)
 	if err := s.Open(false, 5000); err != nil {
 		return fmt.Errorf("open session: %w", err)
 	}

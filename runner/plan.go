@@ -174,32 +174,12 @@ func Schedule(counts [config.NumOperations]int64) []int {
 	return out
 }
 
-// Offset is where client k starts in the schedule, so clients spread over
-// the mix instead of all querying the same family at once.
-func (p *Plan) Offset(client int) int {
-	if len(p.Schedule) == 0 {
-		return 0
-	}
-	return int(int64(client) * int64(len(p.Schedule)) / int64(p.Config.DataClients) % int64(len(p.Schedule)))
-}
-
 // OperationName is the report name of an operation index.
 func OperationName(i int) string {
 	if i == Write {
 		return IngestionName
 	}
 	return queries.FamilyByIndex(i).String()
-}
-
-// Operations lists the names of the operations with weight, in order.
-func (p *Plan) Operations() []string {
-	var out []string
-	for i, c := range p.Counts {
-		if c > 0 {
-			out = append(out, OperationName(i))
-		}
-	}
-	return out
 }
 
 // WrittenPoints is what a complete run writes: rows × sensors × written devices.

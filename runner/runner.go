@@ -381,6 +381,8 @@ func orderOps(w *work, merged []*metrics.Snapshot) []*metrics.Snapshot {
 func (cl *client) run(ctx, limit context.Context) {
 	c := cl.p.Config
 	sched := cl.w.schedule
+	// Each client starts at its own offset in the schedule, so clients
+	// spread over the mix instead of all running the same family at once.
 	off := 0
 	if len(sched) > 0 {
 		off = int(int64(cl.id) * int64(len(sched)) / int64(c.DataClients) % int64(len(sched)))

@@ -94,13 +94,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 type runFlags struct {
-	repeat  int
-	config  string
-	sets    []string
-	label   string
-	format  string
-	dryRun  bool
-	results string
+	repeat int
+	config string
+	sets   []string
+	label  string
+	format string
+	dryRun bool
 }
 
 func newRoot(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {

@@ -3,6 +3,7 @@ package iotdb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -135,17 +136,42 @@ func setup(t *testing.T, rows int64, sets ...string) *fixture {
 	return f
 }
 
-// checkCounts compares the points of every device with the generator's.
+// checkCounts compares the points of every series, and so of every device,
+// with the generator's.
 func (f *fixture) checkCounts(t *testing.T, rows int64) {
 	t.Helper()
+	ctx := context.Background()
 	for i := range f.schema.Devices {
 		d := &f.schema.Devices[i]
-		n, err := f.a.CountPoints(context.Background(), d)
+		n, err := f.a.CountPoints(ctx, d)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := rows * int64(len(f.schema.Sensors)); n != want {
 			t.Fatalf("%s holds %d points, the generator wrote %d", d.Name, n, want)
+		}
+		series := 0
+		err = f.a.pool.query(ctx, "SELECT count(*) FROM "+f.a.paths[d.Index], 16, func(ds *client.SessionDataSet) error {
+			for c, name := range ds.GetColumnNames() {
+				if name == client.TimestampColumnName {
+					continue
+				}
+				v, err := ds.GetLongByIndex(int32(c + 1))
+				if err != nil {
+					return err
+				}
+				if v != rows {
+					return fmt.Errorf("series %s holds %d points, the generator wrote %d", name, v, rows)
+				}
+				series++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if series != len(f.schema.Sensors) {
+			t.Fatalf("%s has %d series, want %d", d.Name, series, len(f.schema.Sensors))
 		}
 	}
 }

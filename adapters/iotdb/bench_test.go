@@ -77,3 +77,19 @@ func BenchmarkTabletClientLibrary(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*float64(batch.Points())/b.Elapsed().Seconds(), "points/s")
 }
+
+func TestRowSizeMatchesAppendRow(t *testing.T) {
+	l, err := config.Load(config.Source{Sets: []string{"DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=12", "BATCH_SIZE_PER_WRITE=20", "STRING_LENGTH=5"}, NoEnv: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := generator.NewSchema(l.Config)
+	g := generator.New(s, l.Config, 100)
+	b := g.NewBatch()
+	g.NewStream(0).Next(b)
+	for i := 0; i < b.Len(); i++ {
+		if got, want := len(appendRow(nil, b, i)), rowSize(b, i); got != want {
+			t.Fatalf("row %d: appendRow wrote %d bytes, rowSize says %d", i, got, want)
+		}
+	}
+}

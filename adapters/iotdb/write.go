@@ -58,18 +58,16 @@ func (a *Adapter) Write(ctx context.Context, b *generator.Batch) error {
 		e.rows, e.times, e.paths, e.meas = e.rows[:0], e.times[:0], e.paths[:0], e.meas[:0]
 		e.values = e.values[:0]
 		for _, i := range e.order {
-			start := len(e.values)
 			e.values = appendRow(e.values, b, i)
-			e.rows = append(e.rows, e.values[start:len(e.values):len(e.values)])
 			e.times = append(e.times, b.Timestamps[i])
 			e.paths = append(e.paths, path)
 			e.meas = append(e.meas, a.names)
 		}
-		// appendRow may have moved e.values; re-slice the rows from the final buffer.
+		// Slice the rows only now: appending may have moved e.values.
 		off := 0
-		for k := range e.rows {
-			n := len(e.rows[k])
-			e.rows[k] = e.values[off : off+n : off+n]
+		for k := range e.order {
+			n := rowSize(b, e.order[k])
+			e.rows = append(e.rows, e.values[off:off+n:off+n])
 			off += n
 		}
 		return a.pool.do(ctx, func(ctx context.Context, s *session) error {
@@ -160,6 +158,26 @@ func (e *encoder) encodeTablet(b *generator.Batch) {
 		}
 	}
 	e.values = v
+}
+
+// rowSize is the length of row i in the record wire format.
+func rowSize(b *generator.Batch, i int) int {
+	n := 0
+	for j := range b.Columns {
+		c := &b.Columns[j]
+		n++ // type byte
+		switch c.Sensor.Type {
+		case generator.Boolean:
+			n++
+		case generator.Int32, generator.Float:
+			n += 4
+		case generator.Int64, generator.Double:
+			n += 8
+		case generator.Text:
+			n += 4 + len(c.Texts[i])
+		}
+	}
+	return n
 }
 
 // appendRow writes one row in the record wire format: per value a type byte

@@ -515,10 +515,6 @@ func (c *Comparison) PRTables() []Table {
 	}
 	header = append(header, "Note")
 	t := Table{Title: fmt.Sprintf("PR report: %s vs %s (mean latency in ms unless the row says otherwise)", bl, contenderLabels(c.Contenders)), Header: header}
-	byKey := map[Key]Row{}
-	for _, r := range c.Rows {
-		byKey[r.Key] = r
-	}
 	// Row order: ingestion throughput, INGESTION latency, then operations as first seen.
 	var ops []string
 	seenOp := map[string]bool{}
@@ -544,7 +540,7 @@ func (c *Comparison) PRTables() []Table {
 		row := []string{ln.label}
 		var notes []string
 		for gi, g := range groups {
-			r, ok := findRow(byKey, ln.metric, ln.op, g, c.Rows)
+			r, ok := findRow(ln.metric, ln.op, g, c.Rows)
 			if !ok && gi == 0 {
 				// Ingestion lives in its own phase before the query rounds.
 				r, ok = findRowAnyPhase(ln.metric, ln.op, c.Rows)
@@ -616,7 +612,7 @@ func verdictMark(ch Change) string {
 	return ""
 }
 
-func findRow(by map[Key]Row, metric, op, phase string, rows []Row) (Row, bool) {
+func findRow(metric, op, phase string, rows []Row) (Row, bool) {
 	for _, r := range rows {
 		if r.Key.Metric == metric && r.Key.Op == op && r.Key.Phase == phase {
 			return r, true

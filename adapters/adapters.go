@@ -80,6 +80,10 @@ type Driver struct {
 	Name        string
 	Aliases     []string
 	Description string
+	// ReconnectRestarts says that Reconnect is this database's restart (an
+	// embedded database closes and reopens its file), so a cold round needs
+	// no STOP_COMMAND/START_COMMAND. For servers it only reconnects.
+	ReconnectRestarts bool
 	// Can declares the optional interfaces its adapters implement, so that a
 	// configuration is checked before connecting. CapabilitiesOf verifies it
 	// in each adapter's tests.

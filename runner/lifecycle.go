@@ -89,8 +89,8 @@ func (l *lifecycle) run(ctx context.Context, round int, variant string) bool {
 	}
 	if r, ok := l.a.(adapters.Reconnecter); ok {
 		name := "reconnect"
-		if !c.HasRestart() {
-			name = "restart (" + l.drv.Name + " reopens its connections)"
+		if !c.HasRestart() && l.drv.ReconnectRestarts {
+			name = "restart (" + l.drv.Name + " closes and reopens its database)"
 		}
 		if !step(name, func(ctx context.Context) (string, string, error) { return "", "", waitReady(ctx, r) }) {
 			return false

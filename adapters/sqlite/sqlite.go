@@ -39,9 +39,11 @@ func Driver() adapters.Driver {
 		Name:        "SQLite",
 		Description: "embedded SQLite database file (the default; needs no server)",
 		Can:         adapters.Capabilities{Flush: true, Count: true, Answer: true, Version: true, Reconnect: true},
-		Address:     func(c *config.Config) []string { return []string{Path(c)} },
-		Check:       check,
-		Open:        open,
+		// Closing the file drops SQLite's page cache: that is its restart.
+		ReconnectRestarts: true,
+		Address:           func(c *config.Config) []string { return []string{Path(c)} },
+		Check:             check,
+		Open:              open,
 	}
 }
 

@@ -27,7 +27,7 @@ func TestWeeklyRoutineOnSQLite(t *testing.T) {
 	if !strings.Contains(r.stdout, "Result Matrix (query, round 1)") || !strings.Contains(r.stdout, "Result Matrix (query, round 2)") || !strings.Contains(r.stdout, "| Q4b3 ") {
 		t.Fatalf("the weekly suite must run two rounds of its variants:\n%.2000s", r.stdout)
 	}
-	if !strings.Contains(r.stdout, "restart (SQLite reopens its connections) (before query round 1): ") {
+	if !strings.Contains(r.stdout, "restart (SQLite closes and reopens its database) (before query round 1): ") {
 		t.Fatal("the SQLite restart step is not reported")
 	}
 	weeklyRuns(t, dir, "pr2689-7064536", "2")

@@ -101,7 +101,7 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 	a, err := drv.Open(openCtx, adapters.Params{Config: c, Schema: p.Schema})
 	cancel()
 	if err != nil {
-		return res, fmt.Errorf("%w %s: %v", ErrConnect, drv.Name, err)
+		return res, fmt.Errorf("%w %s: %w", ErrConnect, drv.Name, err)
 	}
 	defer a.Close()
 	if v, ok := a.(adapters.Versioner); ok {
@@ -109,7 +109,7 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 		res.ServerVersion, err = v.ServerVersion(vctx)
 		cancel()
 		if err != nil {
-			return res, fmt.Errorf("%w %s: %v", ErrConnect, drv.Name, err)
+			return res, fmt.Errorf("%w %s: %w", ErrConnect, drv.Name, err)
 		}
 	}
 
@@ -148,7 +148,6 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 		return res, nil
 	}
 
-	counts := make([]atomic.Int64, len(p.Schema.Devices)) // ok points per device
 	stopped := func() bool {
 		if err := ctx.Err(); err != nil {
 			res.Stopped = fmt.Errorf("interrupted: %w", context.Cause(ctx))
@@ -157,7 +156,7 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 		return false
 	}
 	if !c.Rounds() {
-		res.Phases = append(res.Phases, runPhase(ctx, p, a, mixedWork(p), counts, opts))
+		res.Phases = append(res.Phases, runPhase(ctx, p, a, mixedWork(p), opts))
 		if stopped() {
 			return res, nil
 		}
@@ -165,7 +164,7 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 		if p.Counts[Write] > 0 {
 			w := work{name: "ingest", schedule: p.IngestSchedule(), queries: p.Queries}
 			w.names[Write] = IngestionName
-			res.Phases = append(res.Phases, runPhase(ctx, p, a, w, counts, opts))
+			res.Phases = append(res.Phases, runPhase(ctx, p, a, w, opts))
 			if stopped() {
 				return res, nil
 			}
@@ -185,7 +184,7 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 					return res, nil
 				}
 				for r := 1; r <= c.QueryRounds; r++ {
-					res.Phases = append(res.Phases, runPhase(ctx, p, a, queryWork(v, r), counts, opts))
+					res.Phases = append(res.Phases, runPhase(ctx, p, a, queryWork(v, r), opts))
 					if stopped() {
 						return res, nil
 					}
@@ -197,7 +196,7 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 			}
 			for r := 1; r <= c.QueryRounds; r++ {
 				for _, v := range p.Variants {
-					res.Phases = append(res.Phases, runPhase(ctx, p, a, queryWork(v, r), counts, opts))
+					res.Phases = append(res.Phases, runPhase(ctx, p, a, queryWork(v, r), opts))
 					if stopped() {
 						return res, nil
 					}
@@ -213,13 +212,7 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 			return res, nil
 		}
 		step("verify", "", func(ctx context.Context) error {
-			for i := range p.Schema.Devices {
-				d := &p.Schema.Devices[i]
-				qctx, cancel := context.WithTimeout(ctx, time.Duration(c.ReadTimeoutMS)*time.Millisecond)
-				n, err := cnt.CountPoints(qctx, d)
-				cancel()
-				res.Verify = append(res.Verify, DeviceCount{Device: d, Expected: counts[i].Load(), Found: n, Err: err})
-			}
+			res.Verify = Verify(ctx, p, cnt)
 			return nil
 		})
 	}
@@ -284,15 +277,14 @@ type client struct {
 	batch   *generator.Batch
 	streams []*generator.Stream // bound mode: the client's written devices
 	shared  *sharedDevices
-	share   int // unbound mode: batches per write operation
-	counts  []atomic.Int64
+	share   int           // unbound mode: batches per write operation
 	done    *atomic.Int64 // operations finished, all clients
 	points  *atomic.Int64 // points written, all clients
 	pacing  *rand.Rand
 	recent  int64
 }
 
-func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, counts []atomic.Int64, opts Options) Phase {
+func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Options) Phase {
 	c := p.Config
 	name := w.name
 	if w.variant != "" {
@@ -322,7 +314,7 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, counts [
 	clients := make([]*client, c.DataClients)
 	for k := range clients {
 		cl := &client{id: k, p: p, w: &w, a: a, rec: metrics.NewRecorder(start), queries: w.queries.Client(k), batch: p.Generator.NewBatch(),
-			shared: shared, counts: counts, done: &done, points: &points, recent: -1,
+			shared: shared, done: &done, points: &points, recent: -1,
 			pacing: rand.New(rand.NewPCG(uint64(c.DataSeed), uint64(k)))}
 		for _, d := range p.Clients[k] {
 			if p.Schema.Devices[d].Written {
@@ -442,7 +434,6 @@ func (cl *client) write(ctx, limit context.Context) {
 		pts := b.Points()
 		cl.ops[Write].Record(start, d, pts, err)
 		if err == nil {
-			cl.counts[b.Device.Index].Add(pts)
 			cl.points.Add(pts)
 			if last := b.Timestamps[b.Len()-1]; last > cl.recent {
 				cl.recent = last

@@ -332,19 +332,25 @@ func buildRecord(l *config.Loaded, plan *runner.Plan, drv *adapters.Driver, res 
 		rec.Phases = append(rec.Phases, report.Phase{Name: p.Name, Round: p.Round, Variant: p.Variant, Clients: p.Clients, StartedAt: p.Started.UTC(), Seconds: p.Elapsed.Seconds(), Operations: p.Operations})
 	}
 	if res.Verify != nil {
-		v := &report.Verify{Devices: len(res.Verify)}
-		for _, d := range res.Verify {
-			v.Expected += d.Expected
-			v.Found += d.Found
-			if d.Err != nil || d.Found != d.Expected {
-				m := report.Mismatch{Device: d.Device.Name, Expected: d.Expected, Found: d.Found}
-				if d.Err != nil {
-					m.Error = d.Err.Error()
-				}
-				v.Mismatches = append(v.Mismatches, m)
-			}
-		}
-		rec.Verify = v
+		rec.Verify = verifyRecord(res.Verify)
 	}
 	return rec
+}
+
+// verifyRecord sums the device counts of a verify into the record's form,
+// keeping every device that differs or could not be counted.
+func verifyRecord(counts []runner.DeviceCount) *report.Verify {
+	v := &report.Verify{Devices: len(counts)}
+	for _, d := range counts {
+		v.Expected += d.Expected
+		v.Found += d.Found
+		if d.Err != nil || d.Found != d.Expected {
+			m := report.Mismatch{Device: d.Device.Name, Expected: d.Expected, Found: d.Found}
+			if d.Err != nil {
+				m.Error = d.Err.Error()
+			}
+			v.Mismatches = append(v.Mismatches, m)
+		}
+	}
+	return v
 }

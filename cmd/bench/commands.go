@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -72,32 +71,11 @@ func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			printNotes(l, stderr)
 			a, err := drv.Open(ctx, adapters.Params{Config: c, Schema: plan.Schema})
 			if err != nil {
-				return failedError(fmt.Errorf("%w %s: %v", runner.ErrConnect, drv.Name, err))
+				return failedError(fmt.Errorf("%w %s: %w", runner.ErrConnect, drv.Name, err))
 			}
 			defer a.Close()
 			cnt := a.(adapters.Counter) // Validate checked the capability
-			v := &report.Verify{}
-			perDevice := plan.DataRows * int64(len(plan.Schema.Sensors))
-			for i := range plan.Schema.Devices {
-				d := &plan.Schema.Devices[i]
-				want := int64(0)
-				if d.Written {
-					want = perDevice
-				}
-				qctx, cancel := context.WithTimeout(ctx, time.Duration(c.ReadTimeoutMS)*time.Millisecond)
-				n, err := cnt.CountPoints(qctx, d)
-				cancel()
-				v.Devices++
-				v.Expected += want
-				v.Found += n
-				if err != nil || n != want {
-					m := report.Mismatch{Device: d.Name, Expected: want, Found: n}
-					if err != nil {
-						m.Error = err.Error()
-					}
-					v.Mismatches = append(v.Mismatches, m)
-				}
-			}
+			v := verifyRecord(runner.Verify(ctx, plan, cnt))
 			fmt.Fprintf(stdout, "tsbench %s: verifying %s%s against a complete run of %s\n", toolVersion(), drv.Name, where(drv, c), cfgPath)
 			if err := report.WriteTables(stdout, "text", report.RunTables(&report.Record{Verify: v})); err != nil {
 				return failedError(err)

@@ -84,6 +84,9 @@ type Driver struct {
 	// embedded database closes and reopens its file), so a cold round needs
 	// no STOP_COMMAND/START_COMMAND. For servers it only reconnects.
 	ReconnectRestarts bool
+	// Keys are the database's own configuration keys, nil when it has none.
+	// The config loader reads them only when DB_SWITCH names this driver.
+	Keys *config.KeySet
 	// Can declares the optional interfaces its adapters implement, so that a
 	// configuration is checked before connecting. CapabilitiesOf verifies it
 	// in each adapter's tests.
@@ -116,6 +119,29 @@ func (r Registry) Lookup(dbSwitch string) (*Driver, error) {
 	}
 	return nil, &config.Error{Key: "DB_SWITCH", Value: dbSwitch, Msg: "is not a database this build supports", Valid: strings.Join(r.Names(), ", ")}
 }
+
+// KeySetOf is the config.Catalog view of Lookup: the keys of the database
+// dbSwitch names.
+func (r Registry) KeySetOf(dbSwitch string) (*config.KeySet, error) {
+	d, err := r.Lookup(dbSwitch)
+	if err != nil {
+		return nil, err
+	}
+	return d.Keys, nil
+}
+
+// KeySets lists every driver's keys once (config.Catalog).
+func (r Registry) KeySets() []*config.KeySet {
+	var out []*config.KeySet
+	for _, d := range r {
+		if d.Keys != nil {
+			out = append(out, d.Keys)
+		}
+	}
+	return out
+}
+
+var _ config.Catalog = Registry(nil)
 
 // Names lists every accepted DB_SWITCH value, sorted.
 func (r Registry) Names() []string {

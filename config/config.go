@@ -105,24 +105,9 @@ type Config struct {
 	RecentQuery         bool      // IS_RECENT_QUERY
 	FixedQuery          bool      // ENABLE_FIXED_QUERY
 	ResultRowLimit      int64     // RESULT_ROW_LIMIT
-	AlignByDevice       bool      // ALIGN_BY_DEVICE
-
-	// IoTDB schema (read now, used by the IoTDB adapter).
-	Compressor    string            // COMPRESSOR
-	Encodings     map[string]string // ENCODING_<TYPE>
-	Vector        bool              // VECTOR
-	Template      bool              // TEMPLATE
-	TemplateName  string            // TEMPLATE_NAME
-	ThriftCompr   bool              // ENABLE_THRIFT_COMPRESSION
-	RPCCompr      bool              // ENABLE_IOTDB_RPC_COMPRESSION
-	SessionPool   int               // IOTDB_SESSION_POOL_SIZE
-	UseSSL        bool              // USE_SSL
-	TrustStore    string            // TRUST_STORE_PATH
-	TrustStorePwd string            // TRUST_STORE_PWD (never printed)
 
 	// tsbench additions.
 	ResultsDir string // RESULTS_DIR
-	SQLitePath string // SQLITE_PATH
 	Verify     bool   // VERIFY
 
 	// Query rounds and lifecycle (tsbench additions).
@@ -141,9 +126,16 @@ type Config struct {
 	// --set), by upper-case name. Defaults are not in it.
 	Set map[string]bool
 
+	// keys is the table this configuration was loaded with: the shared keys
+	// and the chosen database's own, in dump order.
+	keys []Key
 	// values holds the effective text of every key, for the dump and the
 	// run record.
 	values map[string]string
+	// driver is the key set of the chosen database, nil when it has none;
+	// options is what its keys parsed into.
+	driver  *KeySet
+	options any
 }
 
 // Precision returns how many timestamp units make one millisecond.

@@ -165,7 +165,7 @@ func TestValidationRules(t *testing.T) {
 		{"QUERY_SENSOR_NUM=7", "QUERY_SENSOR_NUM=7: is larger than SENSOR_NUMBER=6 (valid: 1..6)"},
 		{"QUERY_AGGREGATE_FUN=max_by", "QUERY_AGGREGATE_FUN=max_by: is not supported (it needs two arguments) (valid: count, sum, avg, max_value, min_value)"},
 		{"HOST=a,b,c\nPORT=1,2", "PORT=1,2: has 2 ports for 3 hosts (valid: one port, or one per HOST)"},
-		{"PORT=99999", "PORT=99999: \"99999\" is not a port number (valid: comma-separated ports 1..65535, one per HOST (or one for all))"},
+		{"PORT=99999", "PORT=99999: \"99999\" is not a port number (valid: comma-separated ports 1..65535, one per HOST (or one for all); empty: the database's own default)"},
 		{"REAL_INSERT_RATE=0", "REAL_INSERT_RATE=0: must be above 0 (valid: > 0 and ≤ 1)"},
 		{"DB_NAME=my-db", "DB_NAME=my-db: must be letters, digits and underscores (it becomes part of table names and paths) (valid: for example test, g_, d_, s_)"},
 		{"IS_SENSOR_TS_ALIGNMENT=false", "IS_SENSOR_TS_ALIGNMENT=false: is not supported: tsbench writes every sensor of a row together (valid: true)"},

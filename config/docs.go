@@ -6,13 +6,14 @@ import (
 	"strings"
 )
 
-// WriteDocs writes docs/config.md from the key tables, so the reference
-// cannot drift from what the loader does. go test ./config -update rewrites
-// the file; the test fails while it is out of date.
-func WriteDocs(w io.Writer) {
+// WriteDocs writes docs/config.md from the key tables of the shared keys and
+// of every database in cat, so the reference cannot drift from what the
+// loader does. The command's tests compare it with the file
+// (go test ./cmd/bench -run TestConfigDocs -update rewrites it).
+func WriteDocs(w io.Writer, cat Catalog) {
 	fmt.Fprintln(w, "# Configuration reference")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "<!-- Generated from config/keys.go and config/legacy.go by `go test ./config -update`. Do not edit. -->")
+	fmt.Fprintln(w, "<!-- Generated from the key tables (config/keys.go, config/legacy.go and each adapter's keys) by `go test ./cmd/bench -run TestConfigDocs -update`. Do not edit. -->")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "tsbench reads iot-benchmark's `config.properties`: `KEY=value`, `KEY: value` and `KEY value` lines,")
 	fmt.Fprintln(w, "`#` and `!` comments. Keys are matched without regard to case; values are trimmed. Every key is optional and")
@@ -26,15 +27,36 @@ func WriteDocs(w io.Writer) {
 		fmt.Fprintf(w, "\n## %s\n\n", g)
 		fmt.Fprintln(w, "| Key | Default | Valid | Meaning |")
 		fmt.Fprintln(w, "|---|---|---|---|")
-		for _, k := range Keys() {
-			if k.Group != g {
-				continue
+		for _, k := range SharedKeys() {
+			if k.Group == g {
+				writeKeyRow(w, k, nil)
 			}
-			def := k.Default
-			if def == "" {
-				def = "(empty)"
+		}
+	}
+	var sets []*KeySet
+	if cat != nil {
+		sets = cat.KeySets()
+	}
+	if len(sets) > 0 {
+		fmt.Fprintln(w, "\n## Keys of each database")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "A database's own keys are read only when `DB_SWITCH` names it; in a file for another database they")
+		fmt.Fprintln(w, "are accepted with a warning that they have no effect. Keys marked *workload* change the data or the")
+		fmt.Fprintln(w, "queries and are part of the workload fingerprint that `compare` checks; the others do not.")
+	}
+	for _, ks := range sets {
+		fmt.Fprintf(w, "\n### %s: %s\n\n", ks.Owner, ks.Group)
+		if len(ks.Defaults) > 0 {
+			var ds []string
+			for _, k := range SortedNames(ks.Defaults) {
+				ds = append(ds, fmt.Sprintf("`%s=%s`", k, ks.Defaults[k]))
 			}
-			fmt.Fprintf(w, "| `%s` | `%s` | %s | %s |\n", k.Name, def, cell(k.Valid), cell(k.Doc))
+			fmt.Fprintf(w, "Defaults of shared keys for %s: %s.\n\n", ks.Owner, strings.Join(ds, ", "))
+		}
+		fmt.Fprintln(w, "| Key | Default | Valid | Meaning |")
+		fmt.Fprintln(w, "|---|---|---|---|")
+		for _, k := range ks.Keys {
+			writeKeyRow(w, k, ks)
 		}
 	}
 	fmt.Fprintln(w, "\n## Old key names")
@@ -45,8 +67,12 @@ func WriteDocs(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| Old key | Becomes | Note |")
 	fmt.Fprintln(w, "|---|---|---|")
-	for _, lk := range legacyKeys() {
-		note := lk.note
+	legacy := legacyKeys()
+	for _, ks := range sets {
+		legacy = append(legacy, ks.Legacy...)
+	}
+	for _, lk := range legacy {
+		note := lk.Note
 		switch lk.Old {
 		case "OVERFLOW_MODE":
 			note = "0 → POISSON, 1 → BATCH; " + note
@@ -65,13 +91,34 @@ func WriteDocs(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| Key | Accepted value | Why |")
 	fmt.Fprintln(w, "|---|---|---|")
-	for _, ik := range ignoredKeys() {
+	ignored := ignoredKeys()
+	for _, ks := range sets {
+		ignored = append(ignored, ks.Ignored...)
+	}
+	for _, ik := range ignored {
 		allowed := "any (warning)"
 		if ik.Allowed != "" {
 			allowed = "`" + ik.Allowed + "` only"
 		}
 		fmt.Fprintf(w, "| `%s` | %s | %s |\n", ik.Name, allowed, cell(ik.Reason))
 	}
+}
+
+// writeKeyRow writes one key's row; a database's keys say whether they are
+// part of the workload.
+func writeKeyRow(w io.Writer, k Key, ks *KeySet) {
+	def := k.Default
+	if d, ok := ks.sharedDefault(k.Name); ok {
+		def = d
+	}
+	if def == "" {
+		def = "(empty)"
+	}
+	doc := k.Doc
+	if ks != nil && k.Workload {
+		doc += " *Workload.*"
+	}
+	fmt.Fprintf(w, "| `%s` | `%s` | %s | %s |\n", k.Name, def, cell(k.Valid), cell(doc))
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

@@ -11,7 +11,7 @@ import (
 // run record stores and what the workload fingerprint is computed from.
 func (c *Config) Values() map[string]string {
 	out := make(map[string]string, len(c.values))
-	for _, k := range Keys() {
+	for _, k := range c.keys {
 		v := c.values[k.Name]
 		if k.Secret || IsSecretName(k.Name) {
 			v = Mask
@@ -27,19 +27,20 @@ func (c *Config) Value(name string) string {
 }
 
 // WriteDump prints the effective configuration grouped like iot-benchmark's
-// "Main Configurations" block. Secrets are masked. IoTDB keys are shown only
-// when the target is IoTDB, where they matter.
+// "Main Configurations" block. Secrets are masked. The chosen database's own
+// keys form their group after GroupOther; other databases' keys are not shown.
 func (c *Config) WriteDump(w io.Writer) {
 	fmt.Fprintf(w, "%s Main Configurations %s\n", strings.Repeat("-", 22), strings.Repeat("-", 22))
 	vals := c.Values()
 	byGroup := map[string][]Key{}
-	for _, k := range Keys() {
+	var order []string
+	for _, k := range c.keys {
+		if _, seen := byGroup[k.Group]; !seen {
+			order = append(order, k.Group)
+		}
 		byGroup[k.Group] = append(byGroup[k.Group], k)
 	}
-	for _, g := range GroupOrder {
-		if g == GroupIoTDB && !strings.HasPrefix(strings.ToLower(c.DBSwitch), "iotdb") {
-			continue
-		}
+	for _, g := range order {
 		if g == GroupQuery && !c.HasQueries() && !c.Rounds() {
 			continue
 		}

@@ -9,7 +9,8 @@ import (
 )
 
 // Groups of the configuration dump, in iot-benchmark's "Main Configurations"
-// order, plus tsbench's own.
+// order, plus tsbench's own. A database's own keys form one more group,
+// named by its key set and shown after GroupOther.
 const (
 	GroupTestMode   = "Test Mode"
 	GroupConnection = "Database Connection Information"
@@ -17,26 +18,40 @@ const (
 	GroupDataAmount = "Data Amount"
 	GroupQuery      = "Query Param"
 	GroupOther      = "Other Param"
-	GroupIoTDB      = "IoTDB Schema and Session"
 	GroupTSBench    = "tsbench"
 	GroupRounds     = "Query Rounds and Lifecycle"
 )
 
-// GroupOrder is the order groups appear in the dump and in docs/config.md.
-var GroupOrder = []string{GroupTestMode, GroupConnection, GroupDataMode, GroupDataAmount, GroupQuery, GroupOther, GroupIoTDB, GroupRounds, GroupTSBench}
+// GroupOrder is the order of the shared groups in the dump and in
+// docs/config.md; the database's group goes after GroupOther.
+var GroupOrder = []string{GroupTestMode, GroupConnection, GroupDataMode, GroupDataAmount, GroupQuery, GroupOther, GroupRounds, GroupTSBench}
 
 // Key describes one configuration key: the single source for parsing,
-// defaults, the dump and docs/config.md.
+// defaults, the dump, the workload fingerprint and docs/config.md. Shared
+// keys parse into Config; a database's keys parse into its options type
+// (see KeySet). Build keys with Int, Long, Float, Bool, String, Enum or Custom.
 type Key struct {
 	Name    string
-	Group   string
+	Group   string // set by the key set for a database's keys
 	Default string
 	Valid   string // what values are accepted, for messages and docs
 	Doc     string
 	Secret  bool // masked in every output
-	// parse assigns the (trimmed) value to c, or explains why it cannot.
-	parse func(c *Config, v string) error
+	// Workload says the key changes the data written or the queries asked:
+	// two runs that differ in it did different work, so it is part of the
+	// workload fingerprint. Where the database is, how to log in, how it
+	// stores data, timeouts and output are not.
+	Workload bool
+	// parse assigns the (trimmed) value to dst (*Config or the database's
+	// options), or explains why it cannot.
+	parse func(dst any, v string) error
 }
+
+// AsSecret marks a key whose value is never printed or saved.
+func (k Key) AsSecret() Key { k.Secret = true; return k }
+
+// AsWorkload marks a key that changes the workload (see Key.Workload).
+func (k Key) AsWorkload() Key { k.Workload = true; return k }
 
 // problem is returned by parse functions; the loader adds key and value.
 type problem struct{ msg string }
@@ -81,75 +96,124 @@ func parseBool(v string) (bool, error) {
 
 const maxInt32 = math.MaxInt32
 
-func intKey(name, group, def string, lo, hi int64, valid, doc string, field func(*Config) *int) Key {
-	return Key{Name: name, Group: group, Default: def, Valid: valid, Doc: doc, parse: func(c *Config, v string) error {
+// Custom is a key with its own parser; the others are built on it. A parse
+// error's text becomes the message after "KEY=value: ".
+func Custom[T any](name, def, valid, doc string, parse func(o *T, v string) error) Key {
+	return Key{Name: name, Default: def, Valid: valid, Doc: doc, parse: func(dst any, v string) error {
+		o, ok := dst.(*T)
+		if !ok {
+			return fmt.Errorf("key %s parses into %T, not %T", name, (*T)(nil), dst)
+		}
+		return parse(o, v)
+	}}
+}
+
+// Int is a whole-number key within [lo, hi].
+func Int[T any](name, def string, lo, hi int64, valid, doc string, field func(*T) *int) Key {
+	return Custom(name, def, valid, doc, func(o *T, v string) error {
 		n, err := parseInt(v, lo, hi)
 		if err != nil {
 			return err
 		}
-		*field(c) = int(n)
+		*field(o) = int(n)
 		return nil
-	}}
+	})
 }
 
-func longKey(name, group, def string, lo, hi int64, valid, doc string, field func(*Config) *int64) Key {
-	return Key{Name: name, Group: group, Default: def, Valid: valid, Doc: doc, parse: func(c *Config, v string) error {
+// Long is Int for int64 fields.
+func Long[T any](name, def string, lo, hi int64, valid, doc string, field func(*T) *int64) Key {
+	return Custom(name, def, valid, doc, func(o *T, v string) error {
 		n, err := parseInt(v, lo, hi)
 		if err != nil {
 			return err
 		}
-		*field(c) = n
+		*field(o) = n
 		return nil
-	}}
+	})
 }
 
-func floatKey(name, group, def string, lo, hi float64, valid, doc string, field func(*Config) *float64) Key {
-	return Key{Name: name, Group: group, Default: def, Valid: valid, Doc: doc, parse: func(c *Config, v string) error {
+// Float is a finite number within [lo, hi] (Java's 1.5d suffix accepted).
+func Float[T any](name, def string, lo, hi float64, valid, doc string, field func(*T) *float64) Key {
+	return Custom(name, def, valid, doc, func(o *T, v string) error {
 		f, err := parseFloat(v, lo, hi)
 		if err != nil {
 			return err
 		}
-		*field(c) = f
+		*field(o) = f
 		return nil
-	}}
+	})
 }
 
-func boolKey(name, group, def, doc string, field func(*Config) *bool) Key {
-	return Key{Name: name, Group: group, Default: def, Valid: "true or false", Doc: doc, parse: func(c *Config, v string) error {
+// Bool is true or false in any case.
+func Bool[T any](name, def, doc string, field func(*T) *bool) Key {
+	return Custom(name, def, "true or false", doc, func(o *T, v string) error {
 		b, err := parseBool(v)
 		if err != nil {
 			return err
 		}
-		*field(c) = b
+		*field(o) = b
 		return nil
-	}}
+	})
 }
 
-func stringKey(name, group, def, doc string, field func(*Config) *string) Key {
-	return Key{Name: name, Group: group, Default: def, Valid: "any text", Doc: doc, parse: func(c *Config, v string) error {
-		*field(c) = v
+// String takes any text.
+func String[T any](name, def, doc string, field func(*T) *string) Key {
+	return Custom(name, def, "any text", doc, func(o *T, v string) error {
+		*field(o) = v
 		return nil
-	}}
+	})
 }
 
-// enumKey matches case-insensitively and stores the canonical spelling.
-func enumKey(name, group, def string, values []string, doc string, field func(*Config) *string) Key {
-	return Key{Name: name, Group: group, Default: def, Valid: strings.Join(values, ", "), Doc: doc, parse: func(c *Config, v string) error {
+// Enum matches one of values case-insensitively and stores its canonical spelling.
+func Enum[T any](name, def string, values []string, doc string, field func(*T) *string) Key {
+	return Custom(name, def, strings.Join(values, ", "), doc, func(o *T, v string) error {
 		for _, s := range values {
 			if strings.EqualFold(s, v) {
-				*field(c) = s
+				*field(o) = s
 				return nil
 			}
 		}
 		return bad("unknown value")
-	}}
+	})
+}
+
+// The shared keys' constructors: the generic ones on Config, in a group.
+
+func in(group string, k Key) Key { k.Group = group; return k }
+
+func onConfig(parse func(c *Config, v string) error) func(any, string) error {
+	return func(dst any, v string) error { return parse(dst.(*Config), v) }
+}
+
+func intKey(name, group, def string, lo, hi int64, valid, doc string, field func(*Config) *int) Key {
+	return in(group, Int(name, def, lo, hi, valid, doc, field))
+}
+
+func longKey(name, group, def string, lo, hi int64, valid, doc string, field func(*Config) *int64) Key {
+	return in(group, Long(name, def, lo, hi, valid, doc, field))
+}
+
+func floatKey(name, group, def string, lo, hi float64, valid, doc string, field func(*Config) *float64) Key {
+	return in(group, Float(name, def, lo, hi, valid, doc, field))
+}
+
+func boolKey(name, group, def, doc string, field func(*Config) *bool) Key {
+	return in(group, Bool(name, def, doc, field))
+}
+
+func stringKey(name, group, def, doc string, field func(*Config) *string) Key {
+	return in(group, String(name, def, doc, field))
+}
+
+func enumKey(name, group, def string, values []string, doc string, field func(*Config) *string) Key {
+	return in(group, Enum(name, def, values, doc, field))
 }
 
 // weightsKey parses a colon-separated list of n non-negative weights.
 // Shorter lists are padded by the legacy layer before they get here.
 func weightsKey(name, group, def string, n int, names, doc string, field func(*Config) *[]float64) Key {
-	return Key{Name: name, Group: group, Default: def, Valid: fmt.Sprintf("%d non-negative numbers separated by ':' (%s)", n, names), Doc: doc,
-		parse: func(c *Config, v string) error {
+	return in(group, Custom(name, def, fmt.Sprintf("%d non-negative numbers separated by ':' (%s)", n, names), doc,
+		func(c *Config, v string) error {
 			parts := strings.Split(v, ":")
 			if len(parts) != n {
 				return bad("has %d fields, not %d", len(parts), n)
@@ -169,7 +233,7 @@ func weightsKey(name, group, def string, n int, names, doc string, field func(*C
 			}
 			*field(c) = ws
 			return nil
-		}}
+		}))
 }
 
 // parseStartTime accepts ISO-8601 with or without offset (no offset means
@@ -210,30 +274,37 @@ func parseStartTime(v string) (time.Time, error) {
 var dataTypeNames = "BOOLEAN:INT32:INT64:FLOAT:DOUBLE:TEXT:STRING:BLOB:TIMESTAMP:DATE:OBJECT"
 var operationNames = "INGESTION:Q1:Q2:Q3:Q4:Q5:Q6:Q7:Q8:Q9:Q10:Q11:Q12"
 
-// EncodingTypes are the IoTDB data types that have an ENCODING_<TYPE> key.
-var EncodingTypes = []string{"BOOLEAN", "INT32", "INT64", "FLOAT", "DOUBLE", "TEXT", "STRING", "BLOB", "TIMESTAMP", "DATE"}
+// nonWorkload are the shared keys that do not change the data or the
+// queries: where the database is, how to log in, where results go, timeouts,
+// progress and whether to clean and check. Two runs whose other keys agree
+// did the same work.
+var nonWorkload = map[string]bool{
+	"DB_SWITCH": true, "HOST": true, "PORT": true, "USERNAME": true, "PASSWORD": true, "TOKEN": true,
+	"RESULTS_DIR": true, "VERIFY": true, "LOG_PRINT_INTERVAL": true,
+	"WRITE_OPERATION_TIMEOUT_MS": true, "READ_OPERATION_TIMEOUT_MS": true, "INIT_WAIT_TIME": true,
+	"IS_DELETE_DATA": true, "CREATE_SCHEMA": true, "TEST_MAX_TIME": true, "BENCHMARK_WORK_MODE": true,
+}
 
-var encodingDefaults = map[string]string{"BOOLEAN": "RLE", "INT32": "TS_2DIFF", "INT64": "TS_2DIFF", "FLOAT": "GORILLA", "DOUBLE": "GORILLA", "TEXT": "DICTIONARY", "STRING": "PLAIN", "BLOB": "PLAIN", "TIMESTAMP": "TS_2DIFF", "DATE": "TS_2DIFF"}
-
-// Keys returns the table of every key tsbench reads, in dump order.
-func Keys() []Key {
+// SharedKeys returns the keys every run reads, whatever the database, in
+// dump order. A database's own keys come from its driver's KeySet.
+func SharedKeys() []Key {
 	ks := []Key{
-		{Name: "BENCHMARK_WORK_MODE", Group: GroupTestMode, Default: "testWithDefaultPath", Valid: "testWithDefaultPath", Doc: "Run mode. tsbench runs the normal benchmark; checking the data is `VERIFY=true` or `bench verify`.", parse: func(c *Config, v string) error {
+		{Name: "BENCHMARK_WORK_MODE", Group: GroupTestMode, Default: "testWithDefaultPath", Valid: "testWithDefaultPath", Doc: "Run mode. tsbench runs the normal benchmark; checking the data is `VERIFY=true` or `bench verify`.", parse: onConfig(func(c *Config, v string) error {
 			if v != "testWithDefaultPath" {
 				return bad("is not supported by tsbench")
 			}
 			return nil
-		}},
+		})},
 
 		stringKey("DB_SWITCH", GroupConnection, "SQLite", "Database to measure (case-insensitive): SQLite (embedded, the default); IoTDB-200-SESSION_BY_TABLET, -SESSION_BY_RECORD, -SESSION_BY_RECORDS (also IoTDB-130-*, and plain IoTDB); Null (does nothing: measures tsbench itself). `bench version` lists every value this build knows.", func(c *Config) *string { return &c.DBSwitch }),
-		{Name: "HOST", Group: GroupConnection, Default: "127.0.0.1", Valid: "comma-separated host names", Doc: "Server hosts, index-aligned with PORT.", parse: func(c *Config, v string) error {
+		{Name: "HOST", Group: GroupConnection, Default: "127.0.0.1", Valid: "comma-separated host names", Doc: "Server hosts, index-aligned with PORT.", parse: onConfig(func(c *Config, v string) error {
 			c.Hosts = splitList(v)
 			if len(c.Hosts) == 0 {
 				return bad("is empty")
 			}
 			return nil
-		}},
-		{Name: "PORT", Group: GroupConnection, Default: "6667", Valid: "comma-separated ports 1..65535, one per HOST (or one for all)", Doc: "Server ports.", parse: func(c *Config, v string) error {
+		})},
+		{Name: "PORT", Group: GroupConnection, Default: "", Valid: "comma-separated ports 1..65535, one per HOST (or one for all); empty: the database's own default", Doc: "Server ports. Empty takes the port the database listens on by default (IoTDB 6667), as its driver declares.", parse: onConfig(func(c *Config, v string) error {
 			c.Ports = c.Ports[:0]
 			for _, p := range splitList(v) {
 				n, err := parseInt(p, 1, 65535)
@@ -242,15 +313,12 @@ func Keys() []Key {
 				}
 				c.Ports = append(c.Ports, int(n))
 			}
-			if len(c.Ports) == 0 {
-				return bad("is empty")
-			}
 			return nil
-		}},
+		})},
 		stringKey("USERNAME", GroupConnection, "root", "User name.", func(c *Config) *string { return &c.Username }),
-		{Name: "PASSWORD", Group: GroupConnection, Default: "root", Valid: "any text", Doc: "Password. Never printed or saved; prefer the environment variable TSBENCH_PASSWORD.", Secret: true, parse: func(c *Config, v string) error { c.Password = v; return nil }},
+		{Name: "PASSWORD", Group: GroupConnection, Default: "root", Valid: "any text", Doc: "Password. Never printed or saved; prefer the environment variable TSBENCH_PASSWORD.", Secret: true, parse: onConfig(func(c *Config, v string) error { c.Password = v; return nil })},
 		stringKey("DB_NAME", GroupConnection, "test", "Database name: IoTDB's `root.<DB_NAME>`; the SQLite table-name prefix.", func(c *Config) *string { return &c.DBName }),
-		{Name: "TOKEN", Group: GroupConnection, Default: "token", Valid: "any text", Doc: "Access token for servers that use one. Never printed or saved.", Secret: true, parse: func(c *Config, v string) error { c.Token = v; return nil }},
+		{Name: "TOKEN", Group: GroupConnection, Default: "token", Valid: "any text", Doc: "Access token for servers that use one. Never printed or saved.", Secret: true, parse: onConfig(func(c *Config, v string) error { c.Token = v; return nil })},
 
 		intKey("GROUP_NUMBER", GroupDataMode, "1", 1, maxInt32, "1..DEVICE_NUMBER", "Number of groups (IoTDB databases, SQLite tables).", func(c *Config) *int { return &c.Groups }),
 		intKey("DEVICE_NUMBER", GroupDataMode, "6000", 1, maxInt32, "≥ 1", "Number of devices.", func(c *Config) *int { return &c.Devices }),
@@ -283,14 +351,14 @@ func Keys() []Key {
 		longKey("LOOP", GroupDataAmount, "100", 0, math.MaxInt64, "≥ 0", "Operations per client (not in total). One write operation writes one batch for every device the client owns.", func(c *Config) *int64 { return &c.Loop }),
 		intKey("BATCH_SIZE_PER_WRITE", GroupDataAmount, "100", 1, 1<<24, "1..16777216", "Rows per device per batch.", func(c *Config) *int { return &c.BatchSize }),
 		intKey("DEVICE_NUM_PER_WRITE", GroupDataAmount, "1", 1, maxInt32, "1 (more only with adapters that write multi-device batches)", "Devices per batch.", func(c *Config) *int { return &c.DevicesPerWrite }),
-		{Name: "START_TIME", Group: GroupDataAmount, Default: "2022-01-01T00:00:00+08:00", Valid: "ISO-8601 such as 2022-01-01T00:00:00+08:00 (no offset means UTC), or epoch milliseconds", Doc: "Timestamp of the first row of every device.", parse: func(c *Config, v string) error {
+		{Name: "START_TIME", Group: GroupDataAmount, Default: "2022-01-01T00:00:00+08:00", Valid: "ISO-8601 such as 2022-01-01T00:00:00+08:00 (no offset means UTC), or epoch milliseconds", Doc: "Timestamp of the first row of every device.", parse: onConfig(func(c *Config, v string) error {
 			t, err := parseStartTime(v)
 			if err != nil {
 				return err
 			}
 			c.StartTime = t
 			return nil
-		}},
+		})},
 		longKey("POINT_STEP", GroupDataAmount, "5000", 1, math.MaxInt32*1000, "≥ 1", "Time between consecutive rows, in TIMESTAMP_PRECISION units.", func(c *Config) *int64 { return &c.PointStep }),
 		enumKey("TIMESTAMP_PRECISION", GroupDataAmount, "ms", []string{"ms", "us", "ns"}, "Unit of timestamps, POINT_STEP, QUERY_INTERVAL and GROUP_BY_TIME_UNIT.", func(c *Config) *string { return &c.TimestampPrecision }),
 		boolKey("IS_REGULAR_FREQUENCY", GroupDataAmount, "true", "false: each row gets a deterministic random offset inside its step.", func(c *Config) *bool { return &c.RegularFrequency }),
@@ -311,7 +379,6 @@ func Keys() []Key {
 		boolKey("IS_RECENT_QUERY", GroupQuery, "false", "In mixed workloads, query the newest range the client has written.", func(c *Config) *bool { return &c.RecentQuery }),
 		boolKey("ENABLE_FIXED_QUERY", GroupQuery, "false", "Every query of a family uses the same devices, sensors and range.", func(c *Config) *bool { return &c.FixedQuery }),
 		longKey("RESULT_ROW_LIMIT", GroupQuery, "-1", -1, math.MaxInt64, "-1 (off) or ≥ 0", "Limit rows returned by raw-data queries.", func(c *Config) *int64 { return &c.ResultRowLimit }),
-		boolKey("ALIGN_BY_DEVICE", GroupQuery, "false", "IoTDB: add ALIGN BY DEVICE.", func(c *Config) *bool { return &c.AlignByDevice }),
 
 		boolKey("IS_DELETE_DATA", GroupOther, "true", "Remove the benchmark's old data before the run (only when the run writes).", func(c *Config) *bool { return &c.DeleteData }),
 		longKey("INIT_WAIT_TIME", GroupOther, "1000", 0, math.MaxInt32, "≥ 0 ms", "Pause after cleanup, for servers that drop data asynchronously.", func(c *Config) *int64 { return &c.InitWaitMS }),
@@ -321,19 +388,7 @@ func Keys() []Key {
 		intKey("BENCHMARK_INDEX", GroupOther, "0", 0, 1<<20, "≥ 0", "With BENCHMARK_CLUSTER, instance i writes device ids i×D .. i×D+D-1.", func(c *Config) *int { return &c.BenchmarkIndex }),
 		intKey("LOG_PRINT_INTERVAL", GroupOther, "5", 1, 3600, "1..3600 s", "Seconds between progress lines when output is not a terminal.", func(c *Config) *int { return &c.LogPrintInterval }),
 
-		stringKey("COMPRESSOR", GroupIoTDB, "LZ4", "IoTDB compressor of every series.", func(c *Config) *string { return &c.Compressor }),
-		boolKey("VECTOR", GroupIoTDB, "true", "IoTDB: create and write aligned time series.", func(c *Config) *bool { return &c.Vector }),
-		boolKey("TEMPLATE", GroupIoTDB, "false", "IoTDB: use a device template.", func(c *Config) *bool { return &c.Template }),
-		stringKey("TEMPLATE_NAME", GroupIoTDB, "BenchmarkTemplate", "IoTDB: name of the device template.", func(c *Config) *string { return &c.TemplateName }),
-		boolKey("ENABLE_THRIFT_COMPRESSION", GroupIoTDB, "false", "IoTDB session: thrift compact protocol.", func(c *Config) *bool { return &c.ThriftCompr }),
-		boolKey("ENABLE_IOTDB_RPC_COMPRESSION", GroupIoTDB, "false", "IoTDB session RPC compression (needs IoTDB ≥ 2.0.6; iot-benchmark defaults to true).", func(c *Config) *bool { return &c.RPCCompr }),
-		intKey("IOTDB_SESSION_POOL_SIZE", GroupIoTDB, "0", 0, 10000, "0 (= DATA_CLIENT_NUMBER) or ≥ 1", "IoTDB session pool size.", func(c *Config) *int { return &c.SessionPool }),
-		boolKey("USE_SSL", GroupIoTDB, "false", "IoTDB: connect with TLS (the server needs enable_thrift_ssl=true).", func(c *Config) *bool { return &c.UseSSL }),
-		stringKey("TRUST_STORE_PATH", GroupIoTDB, "", "IoTDB TLS: PEM file of the CA certificates to trust; empty trusts the system's CAs. A Java .jks trust store must be exported first (keytool -exportcert -rfc).", func(c *Config) *string { return &c.TrustStore }),
-		{Name: "TRUST_STORE_PWD", Group: GroupIoTDB, Default: "", Valid: "any text", Doc: "IoTDB TLS: trust store password (not needed for PEM files; accepted for iot-benchmark files). Never printed or saved.", Secret: true, parse: func(c *Config, v string) error { c.TrustStorePwd = v; return nil }},
-
 		stringKey("RESULTS_DIR", GroupTSBench, "results", "Folder of run records (`<id>.json`).", func(c *Config) *string { return &c.ResultsDir }),
-		stringKey("SQLITE_PATH", GroupTSBench, "", "SQLite database file; empty means `<RESULTS_DIR>/<DB_NAME>.db`.", func(c *Config) *string { return &c.SQLitePath }),
 		intKey("QUERY_ROUNDS", GroupRounds, "-1", -1, 100, "-1 (automatic), 0..100", "Query rounds after ingest. 0 runs one mixed phase as iot-benchmark does; N ≥ 1 runs the writes first, then the queries N times: round 1 after the lifecycle steps (cold), later rounds right after (warm). -1: 2 when QUERY_SUITE, STOP_COMMAND or START_COMMAND is set, else 0.", func(c *Config) *int { return &c.QueryRounds }),
 		longKey("QUERY_LOOP", GroupRounds, "0", 0, math.MaxInt32, "0 (= LOOP) or ≥ 1", "Queries per client of each query variant in each round.", func(c *Config) *int64 { return &c.QueryLoop }),
 		stringKey("QUERY_SUITE", GroupRounds, "", "Named query variants to run in the query rounds: `weekly` (the 24 classes of the IoTDB weekly regression report, see docs/weekly-regression.md) or the path of a suite file. Empty: one variant per query family with weight in OPERATION_PROPORTION.", func(c *Config) *string { return &c.QuerySuite }),
@@ -346,10 +401,8 @@ func Keys() []Key {
 		longKey("READY_TIMEOUT", GroupRounds, "120000", 1, math.MaxInt32, "≥ 1 ms", "How long to wait for the database to answer after START_COMMAND.", func(c *Config) *int64 { return &c.ReadyTimeoutMS }),
 		boolKey("VERIFY", GroupTSBench, "false", "After the run, count the points the database holds per device and compare them with what was written; a mismatch makes the exit status 3.", func(c *Config) *bool { return &c.Verify }),
 	}
-	for _, t := range EncodingTypes {
-		typ := t
-		ks = append(ks, Key{Name: "ENCODING_" + typ, Group: GroupIoTDB, Default: encodingDefaults[typ], Valid: "an IoTDB encoding name", Doc: "IoTDB encoding of " + typ + " series.",
-			parse: func(c *Config, v string) error { c.Encodings[typ] = strings.ToUpper(v); return nil }})
+	for i := range ks {
+		ks[i].Workload = !nonWorkload[ks[i].Name] && !ks[i].Secret
 	}
 	return ks
 }

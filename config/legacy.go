@@ -6,15 +6,15 @@ import (
 	"strings"
 )
 
-// legacyKey is an iot-benchmark key name from an older release. Its value is
+// LegacyKey is an iot-benchmark key name from an older release. Its value is
 // translated to the current key(s) and the mapping announced once.
-type legacyKey struct {
+type LegacyKey struct {
 	Old string
 	New []string
-	// convert turns the old value into the new key's value; nil keeps it.
-	convert func(v string) (string, error)
-	// note is added to the announcement, e.g. when the old algorithm differed.
-	note string
+	// Convert turns the old value into the new key's value; nil keeps it.
+	Convert func(v string) (string, error)
+	// Note is added to the announcement, e.g. when the old algorithm differed.
+	Note string
 }
 
 func invertBool(v string) (string, error) {
@@ -35,16 +35,17 @@ func overflowMode(v string) (string, error) {
 	return "", bad("unknown out-of-order mode")
 }
 
-// LegacyKeys lists every old key name tsbench translates, for docs/config.md.
-func legacyKeys() []legacyKey {
-	return []legacyKey{
+// legacyKeys lists the old names of shared keys; a database's own are in
+// its KeySet.
+func legacyKeys() []LegacyKey {
+	return []LegacyKey{
 		{Old: "CLIENT_NUMBER", New: []string{"SCHEMA_CLIENT_NUMBER", "DATA_CLIENT_NUMBER"}},
 		{Old: "BATCH_SIZE", New: []string{"BATCH_SIZE_PER_WRITE"}},
 		{Old: "CACHE_NUM", New: []string{"BATCH_SIZE_PER_WRITE"}},
 		{Old: "IS_OVERFLOW", New: []string{"IS_OUT_OF_ORDER"}},
-		{Old: "OVERFLOW_MODE", New: []string{"OUT_OF_ORDER_MODE"}, convert: overflowMode, note: "tsbench's algorithms differ from the 2019-2021 ones, see docs/compat.md"},
+		{Old: "OVERFLOW_MODE", New: []string{"OUT_OF_ORDER_MODE"}, Convert: overflowMode, Note: "tsbench's algorithms differ from the 2019-2021 ones, see docs/compat.md"},
 		{Old: "OVERFLOW_RATIO", New: []string{"OUT_OF_ORDER_RATIO"}},
-		{Old: "IS_RANDOM_TIMESTAMP_INTERVAL", New: []string{"IS_REGULAR_FREQUENCY"}, convert: invertBool, note: "inverted"},
+		{Old: "IS_RANDOM_TIMESTAMP_INTERVAL", New: []string{"IS_REGULAR_FREQUENCY"}, Convert: invertBool, Note: "inverted"},
 		{Old: "QUERY_LOWER_LIMIT", New: []string{"QUERY_LOWER_VALUE"}},
 		{Old: "TIME_UNIT", New: []string{"GROUP_BY_TIME_UNIT"}},
 		{Old: "OP_INTERVAL", New: []string{"OP_MIN_INTERVAL"}},
@@ -53,8 +54,7 @@ func legacyKeys() []legacyKey {
 		{Old: "USE_CLUSTER", New: []string{"BENCHMARK_CLUSTER"}},
 		{Old: "FIRST_INDEX", New: []string{"BENCHMARK_INDEX"}},
 		{Old: "SENSOR_TS_ALIGNMENT", New: []string{"IS_SENSOR_TS_ALIGNMENT"}},
-		{Old: "ENCODING", New: []string{"ENCODING_BOOLEAN", "ENCODING_INT32", "ENCODING_INT64", "ENCODING_FLOAT", "ENCODING_DOUBLE", "ENCODING_TEXT"}},
-		{Old: "DATA_TYPE", New: []string{"INSERT_DATATYPE_PROPORTION"}, convert: func(v string) (string, error) {
+		{Old: "DATA_TYPE", New: []string{"INSERT_DATATYPE_PROPORTION"}, Convert: func(v string) (string, error) {
 			w := make([]string, NumDataTypes)
 			for i := range w {
 				w[i] = "0"
@@ -70,27 +70,25 @@ func legacyKeys() []legacyKey {
 	}
 }
 
-// ignoredKey is a key iot-benchmark knows that has no effect in tsbench.
+// IgnoredKey is a key iot-benchmark knows that has no effect in tsbench.
 // When Allowed is non-empty, any other value is an error: silently running a
 // different benchmark than the user asked for is worse than refusing.
-type ignoredKey struct {
+type IgnoredKey struct {
 	Name    string
 	Allowed string
 	Reason  string
 }
 
-func ignoredKeys() []ignoredKey {
-	var ks []ignoredKey
+func ignoredKeys() []IgnoredKey {
+	var ks []IgnoredKey
 	add := func(reason, allowed string, names ...string) {
 		for _, n := range names {
-			ks = append(ks, ignoredKey{Name: n, Allowed: allowed, Reason: reason})
+			ks = append(ks, IgnoredKey{Name: n, Allowed: allowed, Reason: reason})
 		}
 	}
-	add("tsbench uses IoTDB's tree model only", "tree", "IOTDB_DIALECT_MODE")
 	add("double writes are not supported; run tsbench once per database and use compare", "false", "IS_DOUBLE_WRITE", "IS_COMPARISON", "IS_POINT_COMPARISON")
 	add("wall-clock timestamps would make runs unrepeatable", "false", "IS_RECORD_CURRENT_REALLY_TIME")
 	add("device tags are not supported yet", "0", "TAG_NUMBER")
-	add("the IoTDB table model is not supported", "", "IOTDB_TABLE_NUMBER", "IOTDB_TABLE_NAME_PREFIX", "TABLE_TIME_COLUMN", "IOTDB_TABLE_WRITABLE_VIEW")
 	add("device tags are not supported yet", "", "TAG_KEY_PREFIX", "TAG_VALUE_PREFIX", "TAG_VALUE_CARDINALITY")
 	add("only the second database of double writes used it", "", "ANOTHER_DB_SWITCH", "ANOTHER_HOST", "ANOTHER_PORT", "ANOTHER_USERNAME", "ANOTHER_PASSWORD", "ANOTHER_DB_NAME", "ANOTHER_TOKEN", "VERIFICATION_STEP_SIZE")
 	add("tsbench always measures, with exact HdrHistogram percentiles", "", "USE_MEASUREMENT", "RESULT_PRECISION")
@@ -101,7 +99,7 @@ func ignoredKeys() []ignoredKey {
 	add("Q12 (set operations) is not supported", "", "QUERY_SET_OP_TYPE", "QUERY_SET_OP_NUM")
 	add("only TS-aligned batches are written", "", "TS_ALIGNMENT_RATIO")
 	add("the OBJECT type is not supported", "", "OBJECT_LENGTH", "OBJECT_QUERY_FULL_CONTENT")
-	add("it belongs to an adapter tsbench does not have", "", "REST_PORT", "REST_AUTHORIZATION", "HTTP_CLIENT_POOL_SIZE", "KAFKA_LOCATION", "ZOOKEEPER_LOCATION", "TOPIC_NAME", "COMPRESSION", "TIMESCALEDB_REPLICATION_FACTOR", "TDENGINE_WAL_LEVEL", "TDENGINE_REPLICA", "INFLUXDB_ORG", "CNOSDB_SHARD_NUMBER", "DOLPHINDB_DEVICE_HASH_BUCKETS", "ENABLE_AUTO_FETCH", "IOTDB_USE_DEBUG", "IOTDB_USE_DEBUG_RATIO", "KEY_STORE_PATH", "KEY_STORE_PWD", "SSL_PROTOCOL")
+	add("it belongs to an adapter tsbench does not have", "", "REST_PORT", "REST_AUTHORIZATION", "HTTP_CLIENT_POOL_SIZE", "KAFKA_LOCATION", "ZOOKEEPER_LOCATION", "TOPIC_NAME", "COMPRESSION", "TIMESCALEDB_REPLICATION_FACTOR", "TDENGINE_WAL_LEVEL", "TDENGINE_REPLICA", "INFLUXDB_ORG", "CNOSDB_SHARD_NUMBER", "DOLPHINDB_DEVICE_HASH_BUCKETS", "KEY_STORE_PATH", "KEY_STORE_PWD", "SSL_PROTOCOL")
 	add("it no longer has an effect in iot-benchmark either", "", "MONITOR_INTERVAL", "NET_DEVICE", "INTERVAL", "ENABLE_DOUBLE_INSERT", "CLIENT_MAX_WRT_RATE", "USE_OPS", "CSV_MAX_LINE", "CSV_FILE_SPLIT",
 		"QUERY_CHOICE", "WRITE_RATIO", "SIMPLE_QUERY_RATIO", "MAX_QUERY_RATIO", "MIN_QUERY_RATIO", "AVG_QUERY_RATIO", "COUNT_QUERY_RATIO", "SUM_QUERY_RATIO", "RANDOM_INSERT_RATIO", "UPDATE_RATIO",
 		"IS_USE_MYSQL", "MYSQL_URL", "LIMIT_CLAUSE_MODE", "QUERY_LIMIT_N", "QUERY_LIMIT_OFFSET", "QUERY_SLIMIT_N", "QUERY_SLIMIT_OFFSET", "MUL_DEV_BATCH", "TAG_NAME_PREFIX", "DEVICE_TAGS",
@@ -112,17 +110,17 @@ func ignoredKeys() []ignoredKey {
 // applyLegacy rewrites old key names and old value forms in raw (upper-case
 // key -> value) in place. It returns one announcement per mapping and the
 // problems found in old values.
-func applyLegacy(raw map[string]string) (notes, warnings []string, errs Errors) {
-	for _, lk := range legacyKeys() {
+func applyLegacy(raw map[string]string, legacy []LegacyKey) (notes, warnings []string, errs Errors) {
+	for _, lk := range legacy {
 		v, ok := raw[lk.Old]
 		if !ok {
 			continue
 		}
 		delete(raw, lk.Old)
 		nv := v
-		if lk.convert != nil {
+		if lk.Convert != nil {
 			var err error
-			if nv, err = lk.convert(v); err != nil {
+			if nv, err = lk.Convert(v); err != nil {
 				errs = append(errs, &Error{Key: lk.Old, Value: v, Msg: err.Error() + " in this old key"})
 				continue
 			}
@@ -138,8 +136,8 @@ func applyLegacy(raw map[string]string) (notes, warnings []string, errs Errors) 
 		}
 		if len(used) > 0 {
 			msg := fmt.Sprintf("%s is an old name; using it as %s", lk.Old, strings.Join(used, " and "))
-			if lk.note != "" {
-				msg += " (" + lk.note + ")"
+			if lk.Note != "" {
+				msg += " (" + lk.Note + ")"
 			}
 			notes = append(notes, msg)
 		}

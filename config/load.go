@@ -24,6 +24,9 @@ type Source struct {
 	Sets []string // KEY=VALUE overrides, e.g. from --set
 	// NoEnv ignores TSBENCH_* environment variables (tests).
 	NoEnv bool
+	// Catalog says which keys each database owns; nil loads the shared
+	// keys only (tests of code that needs no database).
+	Catalog Catalog
 }
 
 // Loaded is a configuration with what the loader had to say about it.
@@ -42,7 +45,7 @@ func Load(src Source) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromRaw(raw)
+	return fromRaw(raw, src.Catalog)
 }
 
 // readRaw merges file, environment and --set values into an upper-case
@@ -76,7 +79,7 @@ func readRaw(src Source) (map[string]string, error) {
 	if !src.NoEnv {
 		// Environment overrides only keys tsbench knows, so that unrelated
 		// TSBENCH_* variables cannot inject unknown-key warnings.
-		for _, name := range knownNames() {
+		for _, name := range knownNames(src.Catalog) {
 			if val, ok := os.LookupEnv(EnvPrefix + "_" + name); ok {
 				raw[name] = strings.TrimSpace(val)
 			}
@@ -118,9 +121,11 @@ func rootCause(err error) error {
 	}
 }
 
-func knownNames() []string {
+// knownNames lists every key name the loader recognises: shared keys, every
+// database's keys, old names and ignored keys.
+func knownNames(cat Catalog) []string {
 	var names []string
-	for _, k := range Keys() {
+	for _, k := range SharedKeys() {
 		names = append(names, k.Name)
 	}
 	for _, lk := range legacyKeys() {
@@ -129,12 +134,25 @@ func knownNames() []string {
 	for _, ik := range ignoredKeys() {
 		names = append(names, ik.Name)
 	}
+	if cat != nil {
+		for _, ks := range cat.KeySets() {
+			for _, k := range ks.Keys {
+				names = append(names, k.Name)
+			}
+			for _, lk := range ks.Legacy {
+				names = append(names, lk.Old)
+			}
+			for _, ik := range ks.Ignored {
+				names = append(names, ik.Name)
+			}
+		}
+	}
 	return names
 }
 
-// Defaults returns the configuration with every key at its default.
+// Defaults returns the configuration with every shared key at its default.
 func Defaults() *Config {
-	l, err := fromRaw(map[string]string{})
+	l, err := fromRaw(map[string]string{}, nil)
 	if err != nil {
 		// The defaults are a constant table: failing here is a programming error.
 		panic(fmt.Sprintf("config defaults do not validate: %v", err))
@@ -142,20 +160,79 @@ func Defaults() *Config {
 	return l.Config
 }
 
-func fromRaw(raw map[string]string) (*Loaded, error) {
-	notes, warnings, errs := applyLegacy(raw)
-	c := &Config{Encodings: map[string]string{}, Set: map[string]bool{}, values: map[string]string{}}
+// chooseDatabase finds the key set of the database raw's DB_SWITCH names.
+func chooseDatabase(raw map[string]string, cat Catalog) (*KeySet, *Error) {
+	if cat == nil {
+		return nil, nil
+	}
+	sw, ok := raw["DB_SWITCH"]
+	if !ok {
+		for _, k := range SharedKeys() {
+			if k.Name == "DB_SWITCH" {
+				sw = k.Default
+			}
+		}
+	}
+	ks, err := cat.KeySetOf(sw)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, &Error{Key: "DB_SWITCH", Value: sw, Msg: err.Error()}
+	}
+	return ks, nil
+}
+
+func fromRaw(raw map[string]string, cat Catalog) (*Loaded, error) {
+	db, dbErr := chooseDatabase(raw, cat)
+	legacy := legacyKeys()
+	ignoredList := ignoredKeys()
+	keys := SharedKeys()
+	if db != nil {
+		legacy = append(legacy, db.Legacy...)
+		ignoredList = append(ignoredList, db.Ignored...)
+		shared := len(keys)
+		var head []Key
+		// The database's group goes after GroupOther, as iot-benchmark
+		// prints its IoTDB settings there.
+		for i, k := range keys {
+			if k.Group == GroupOther && (i+1 == shared || keys[i+1].Group != GroupOther) {
+				head = append(append(head, keys[:i+1]...), db.Keys...)
+				keys = append(head, keys[i+1:]...)
+				break
+			}
+		}
+	}
+	notes, warnings, errs := applyLegacy(raw, legacy)
+	if dbErr != nil {
+		errs = append(errs, dbErr)
+	}
+	c := &Config{Set: map[string]bool{}, values: map[string]string{}, keys: keys, driver: db}
+	var opts any
+	if db != nil {
+		opts = db.newOptions()
+		c.options = opts
+	}
 	known := map[string]bool{}
-	for _, k := range Keys() {
+	for _, k := range keys {
 		known[k.Name] = true
+		def := k.Default
+		if d, ok := db.sharedDefault(k.Name); ok {
+			def = d
+		}
 		val, set := raw[k.Name]
 		if !set {
-			val = k.Default
+			val = def
 		} else {
 			c.Set[k.Name] = true
 		}
 		c.values[k.Name] = val
-		if err := k.parse(c, val); err != nil {
+		dst := any(c)
+		if k.Group == dbGroup(db) {
+			dst = opts
+		}
+		if err := k.parse(dst, val); err != nil {
 			e := &Error{Key: k.Name, Value: val, Msg: err.Error(), Valid: k.Valid}
 			if k.Secret {
 				e.Value = Mask
@@ -166,11 +243,12 @@ func fromRaw(raw map[string]string) (*Loaded, error) {
 			errs = append(errs, e)
 		}
 	}
-	ignored := map[string]ignoredKey{}
-	for _, ik := range ignoredKeys() {
+	ignored := map[string]IgnoredKey{}
+	for _, ik := range ignoredList {
 		ignored[ik.Name] = ik
 	}
-	var unknown []string
+	others := otherOwners(cat, db)
+	var unknown, foreign []string
 	for name, val := range raw {
 		if known[name] {
 			continue
@@ -185,12 +263,19 @@ func fromRaw(raw map[string]string) (*Loaded, error) {
 			}
 			continue
 		}
+		if _, ok := others[name]; ok {
+			foreign = append(foreign, name)
+			continue
+		}
 		unknown = append(unknown, name)
+	}
+	if len(foreign) > 0 {
+		warnings = append(warnings, otherDatabaseWarnings(others, foreign, c.values["DB_SWITCH"])...)
 	}
 	sort.Strings(unknown)
 	for _, name := range unknown {
 		w := fmt.Sprintf("%s is not a key tsbench knows; ignored", name)
-		if near := nearestKey(name); near != "" {
+		if near := nearestKey(name, cat); near != "" {
 			w += fmt.Sprintf(" (did you mean %s?)", near)
 		}
 		warnings = append(warnings, w)
@@ -200,11 +285,32 @@ func fromRaw(raw map[string]string) (*Loaded, error) {
 		return nil, errs
 	}
 	resolve(c)
+	if db != nil && db.resolve != nil {
+		for k, v := range db.resolve(opts, c) {
+			c.values[k] = v
+		}
+	}
 	if errs := Validate(c); len(errs) > 0 {
 		return nil, errs
 	}
 	sort.Strings(warnings)
 	return &Loaded{Config: c, Notes: notes, Warnings: warnings}, nil
+}
+
+// sharedDefault is the database's own default of a shared key, if any.
+func (ks *KeySet) sharedDefault(name string) (string, bool) {
+	if ks == nil {
+		return "", false
+	}
+	v, ok := ks.Defaults[name]
+	return v, ok
+}
+
+func dbGroup(ks *KeySet) string {
+	if ks == nil {
+		return ""
+	}
+	return ks.Group
 }
 
 func sortErrors(errs Errors) {
@@ -244,10 +350,6 @@ func resolve(c *Config) {
 		c.QueryLoop = c.Loop
 		c.values["QUERY_LOOP"] = fmt.Sprint(c.QueryLoop)
 	}
-	if c.SessionPool == 0 {
-		c.SessionPool = c.DataClients
-		c.values["IOTDB_SESSION_POOL_SIZE"] = fmt.Sprint(c.SessionPool)
-	}
 }
 
 // Mask replaces secrets in every output.
@@ -273,9 +375,9 @@ func maskIfSecret(name, val string) string {
 }
 
 // nearestKey suggests the known key closest to an unknown one.
-func nearestKey(name string) string {
+func nearestKey(name string, cat Catalog) string {
 	best, bestD := "", len(name)/2+2
-	for _, k := range knownNames() {
+	for _, k := range knownNames(cat) {
 		if d := editDistance(name, k); d < bestD {
 			best, bestD = k, d
 		}

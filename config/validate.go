@@ -24,7 +24,7 @@ func Validate(c *Config) Errors {
 	if c.RealInsertRate <= 0 {
 		add("REAL_INSERT_RATE", fmt.Sprint(c.RealInsertRate), "must be above 0", "> 0 and ≤ 1")
 	}
-	if len(c.Ports) != 1 && len(c.Ports) != len(c.Hosts) {
+	if len(c.Ports) > 1 && len(c.Ports) != len(c.Hosts) {
 		add("PORT", joinInts(c.Ports), fmt.Sprintf("has %d ports for %d hosts", len(c.Ports), len(c.Hosts)), "one port, or one per HOST")
 	}
 	for _, k := range []struct{ key, val string }{{"DB_NAME", c.DBName}, {"GROUP_NAME_PREFIX", c.GroupPrefix}, {"DEVICE_NAME_PREFIX", c.DevicePrefix}, {"SENSOR_NAME_PREFIX", c.SensorPrefix}} {

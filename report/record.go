@@ -30,23 +30,25 @@ const (
 
 // Record is everything one run leaves behind.
 type Record struct {
-	SchemaVersion int               `json:"schema_version"`
-	ID            string            `json:"id"`
-	Label         string            `json:"label,omitempty"`
-	Status        string            `json:"status"`
-	Error         string            `json:"error,omitempty"`
-	Tool          Tool              `json:"tool"`
-	Host          Host              `json:"host"`
-	Target        Target            `json:"target"`
-	StartedAt     time.Time         `json:"started_at"`
-	FinishedAt    time.Time         `json:"finished_at"`
-	Fingerprint   string            `json:"workload_fingerprint"`
-	Config        map[string]string `json:"config"`
-	Notes         []string          `json:"notes,omitempty"`
-	Warnings      []string          `json:"warnings,omitempty"`
-	Steps         []Step            `json:"steps,omitempty"`
-	Phases        []Phase           `json:"phases"`
-	Verify        *Verify           `json:"verify,omitempty"`
+	SchemaVersion int       `json:"schema_version"`
+	ID            string    `json:"id"`
+	Label         string    `json:"label,omitempty"`
+	Status        string    `json:"status"`
+	Error         string    `json:"error,omitempty"`
+	Tool          Tool      `json:"tool"`
+	Host          Host      `json:"host"`
+	Target        Target    `json:"target"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at"`
+	Fingerprint   string    `json:"workload_fingerprint"`
+	// WorkloadKeys are the keys of Config that the fingerprint covers.
+	WorkloadKeys []string          `json:"workload_keys,omitempty"`
+	Config       map[string]string `json:"config"`
+	Notes        []string          `json:"notes,omitempty"`
+	Warnings     []string          `json:"warnings,omitempty"`
+	Steps        []Step            `json:"steps,omitempty"`
+	Phases       []Phase           `json:"phases"`
+	Verify       *Verify           `json:"verify,omitempty"`
 }
 
 // Tool identifies the tsbench build.
@@ -144,62 +146,41 @@ func memTotal() int64 {
 	return 0
 }
 
-// nonWorkloadKeys do not change the data or the queries: where the database
-// is, how to log in, where results go, how the database stores data, timeouts
-// and progress. Two runs whose other keys agree did the same work.
-var nonWorkloadKeys = map[string]bool{
-	"DB_SWITCH": true, "HOST": true, "PORT": true, "USERNAME": true, "PASSWORD": true, "TOKEN": true,
-	"RESULTS_DIR": true, "SQLITE_PATH": true, "VERIFY": true, "LOG_PRINT_INTERVAL": true,
-	"WRITE_OPERATION_TIMEOUT_MS": true, "READ_OPERATION_TIMEOUT_MS": true, "INIT_WAIT_TIME": true,
-	"IS_DELETE_DATA": true, "CREATE_SCHEMA": true, "TEST_MAX_TIME": true, "BENCHMARK_WORK_MODE": true,
-}
-
-// WorkloadKeys returns the keys of cfg that define the workload.
-func WorkloadKeys(cfg map[string]string) []string {
-	var out []string
-	for _, k := range config.SortedNames(cfg) {
-		if nonWorkloadKeys[k] || config.IsSecretName(k) {
-			continue
-		}
-		if g := groupOf(k); g == config.GroupIoTDB {
-			continue
-		}
-		out = append(out, k)
-	}
-	return out
-}
-
-func groupOf(name string) string {
-	for _, k := range config.Keys() {
-		if k.Name == name {
-			return k.Group
-		}
-	}
-	return ""
-}
-
-// Fingerprint hashes the workload keys of a configuration.
-func Fingerprint(cfg map[string]string) string {
+// Fingerprint hashes the values of the workload keys of a configuration
+// (config.Config.WorkloadKeys: each key says whether it changes the work).
+func Fingerprint(cfg map[string]string, workload []string) string {
+	keys := append([]string(nil), workload...)
+	sort.Strings(keys)
 	h := sha256.New()
-	for _, k := range WorkloadKeys(cfg) {
+	for _, k := range keys {
 		fmt.Fprintf(h, "%s=%s\n", k, cfg[k])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// FingerprintDiff lists workload keys whose values differ between a and b.
-func FingerprintDiff(a, b map[string]string) []string {
+// FingerprintDiff lists the workload keys whose values differ between two
+// records. A record written before records listed their workload keys
+// contributes none; when neither lists any, every key that is not a secret
+// is compared.
+func FingerprintDiff(a, b *Record) []string {
 	keys := map[string]bool{}
-	for _, k := range WorkloadKeys(a) {
+	for _, k := range a.WorkloadKeys {
 		keys[k] = true
 	}
-	for _, k := range WorkloadKeys(b) {
+	for _, k := range b.WorkloadKeys {
 		keys[k] = true
+	}
+	if len(keys) == 0 {
+		for _, cfg := range []map[string]string{a.Config, b.Config} {
+			for k := range cfg {
+				keys[k] = !config.IsSecretName(k)
+			}
+		}
 	}
 	var out []string
-	for k := range keys {
-		if a[k] != b[k] {
-			out = append(out, fmt.Sprintf("%s: %q vs %q", k, a[k], b[k]))
+	for k, use := range keys {
+		if use && a.Config[k] != b.Config[k] {
+			out = append(out, fmt.Sprintf("%s: %q vs %q", k, a.Config[k], b.Config[k]))
 		}
 	}
 	sort.Strings(out)

@@ -111,16 +111,25 @@ func TestStoreRoundTrip(t *testing.T) {
 }
 
 func TestFingerprint(t *testing.T) {
-	a := map[string]string{"LOOP": "10", "HOST": "a", "PASSWORD": "x", "DEVICE_NUMBER": "5", "COMPRESSOR": "LZ4"}
-	b := map[string]string{"LOOP": "10", "HOST": "b", "PASSWORD": "y", "DEVICE_NUMBER": "5", "COMPRESSOR": "SNAPPY"}
-	if Fingerprint(a) != Fingerprint(b) {
-		t.Fatal("hosts, passwords and storage options must not change the workload fingerprint")
+	work := []string{"LOOP", "DEVICE_NUMBER"}
+	a := &Record{WorkloadKeys: work, Config: map[string]string{"LOOP": "10", "HOST": "a", "PASSWORD": "x", "DEVICE_NUMBER": "5", "COMPRESSOR": "LZ4"}}
+	b := &Record{WorkloadKeys: work, Config: map[string]string{"LOOP": "10", "HOST": "b", "PASSWORD": "y", "DEVICE_NUMBER": "5", "COMPRESSOR": "SNAPPY"}}
+	if Fingerprint(a.Config, work) != Fingerprint(b.Config, work) {
+		t.Fatal("keys outside the workload (hosts, passwords, storage options) must not change the fingerprint")
 	}
-	b["DEVICE_NUMBER"] = "6"
-	if Fingerprint(a) == Fingerprint(b) {
+	if Fingerprint(a.Config, work) != Fingerprint(a.Config, []string{"DEVICE_NUMBER", "LOOP"}) {
+		t.Fatal("the order of the workload keys must not matter")
+	}
+	b.Config["DEVICE_NUMBER"] = "6"
+	if Fingerprint(a.Config, work) == Fingerprint(b.Config, work) {
 		t.Fatal("DEVICE_NUMBER must change the fingerprint")
 	}
 	if d := FingerprintDiff(a, b); len(d) != 1 || d[0] != `DEVICE_NUMBER: "5" vs "6"` {
 		t.Fatalf("diff %q", d)
+	}
+	// Records that do not list their workload keys compare every key but secrets.
+	a.WorkloadKeys, b.WorkloadKeys = nil, nil
+	if d := FingerprintDiff(a, b); len(d) != 3 || strings.Contains(strings.Join(d, " "), "PASSWORD") {
+		t.Fatalf("diff of unlisted records %q", d)
 	}
 }

@@ -5,13 +5,14 @@ import (
 
 	"github.com/apache/iotdb-client-go/v2/client"
 
+	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
 )
 
 func benchBatch(b *testing.B) (*generator.Batch, *config.Config) {
-	l, err := config.Load(config.Source{Sets: []string{"DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=100", "BATCH_SIZE_PER_WRITE=100",
-		"INSERT_DATATYPE_PROPORTION=0:0:0:1:1:0:0:0:0:0:0"}, NoEnv: true})
+	l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=100", "BATCH_SIZE_PER_WRITE=100",
+		"INSERT_DATATYPE_PROPORTION=0:0:0:1:1:0:0:0:0:0:0"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func BenchmarkTabletClientLibrary(b *testing.B) {
 }
 
 func TestRowSizeMatchesAppendRow(t *testing.T) {
-	l, err := config.Load(config.Source{Sets: []string{"DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=12", "BATCH_SIZE_PER_WRITE=20", "STRING_LENGTH=5"}, NoEnv: true})
+	l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=12", "BATCH_SIZE_PER_WRITE=20", "STRING_LENGTH=5"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,7 @@ func Driver() adapters.Driver {
 			}
 			return out
 		},
+		Keys:  Keys(),
 		Check: check,
 		Open:  open,
 	}
@@ -83,22 +84,26 @@ var compressors = map[string]bool{"UNCOMPRESSED": true, "SNAPPY": true, "LZ4": t
 
 func check(c *config.Config) config.Errors {
 	var errs config.Errors
-	if !compressors[strings.ToUpper(c.Compressor)] {
-		errs = append(errs, &config.Error{Key: "COMPRESSOR", Value: c.Compressor, Msg: "is not an IoTDB compressor", Valid: "UNCOMPRESSED, SNAPPY, LZ4, GZIP, ZSTD, LZMA2"})
+	o := options(c)
+	if len(c.Ports) == 0 {
+		errs = append(errs, &config.Error{Key: "PORT", Value: "", Msg: "is empty; IoTDB needs the port of its session service", Valid: "a port such as 6667, one per HOST"})
+	}
+	if !compressors[strings.ToUpper(o.Compressor)] {
+		errs = append(errs, &config.Error{Key: "COMPRESSOR", Value: o.Compressor, Msg: "is not an IoTDB compressor", Valid: "UNCOMPRESSED, SNAPPY, LZ4, GZIP, ZSTD, LZMA2"})
 	}
 	for _, t := range []string{"BOOLEAN", "INT32", "INT64", "FLOAT", "DOUBLE", "TEXT"} {
-		if e := c.Encodings[t]; !encodings[e] {
+		if e := o.Encodings[t]; !encodings[e] {
 			errs = append(errs, &config.Error{Key: "ENCODING_" + t, Value: e, Msg: "is not an IoTDB encoding", Valid: "PLAIN, RLE, TS_2DIFF, GORILLA, DICTIONARY, ZIGZAG, CHIMP, SPRINTZ, RLBE"})
 		}
 	}
-	if c.Template && !c.Vector {
+	if o.Template && !o.Vector {
 		// Works in IoTDB, but iot-benchmark's non-aligned templates are rare;
 		// keep the combination explicit rather than silently changing it.
 		errs = append(errs, &config.Error{Key: "TEMPLATE", Value: "true", Msg: "needs VECTOR=true in tsbench (aligned device templates)", Valid: "false, or VECTOR=true"})
 	}
-	if c.UseSSL {
-		if _, err := tlsConfig(c); err != nil {
-			errs = append(errs, &config.Error{Key: "TRUST_STORE_PATH", Value: c.TrustStore, Msg: err.Error(), Valid: "a PEM file of CA certificates (keytool -exportcert -rfc writes one from a Java trust store), or empty for the system's CAs"})
+	if o.UseSSL {
+		if _, err := tlsConfig(o); err != nil {
+			errs = append(errs, &config.Error{Key: "TRUST_STORE_PATH", Value: o.TrustStore, Msg: err.Error(), Valid: "a PEM file of CA certificates (keytool -exportcert -rfc writes one from a Java trust store), or empty for the system's CAs"})
 		}
 	}
 	errs = append(errs, adapters.UnsupportedFamilies(c, "IoTDB's tree model", func(f queries.Family) bool { return f != queries.SetOperation })...)
@@ -108,6 +113,7 @@ func check(c *config.Config) config.Errors {
 // Adapter is a connection pool to one IoTDB (cluster).
 type Adapter struct {
 	cfg     *config.Config
+	opts    *Options
 	schema  *generator.Schema
 	pool    *pool
 	mode    string
@@ -138,14 +144,14 @@ var tsType = map[generator.DataType]int32{
 // tlsConfig builds the client TLS settings of USE_SSL: the CA certificates
 // of TRUST_STORE_PATH (PEM; Java key stores cannot be read from Go), or the
 // system's CAs when it is empty.
-func tlsConfig(c *config.Config) (*tls.Config, error) {
+func tlsConfig(o *Options) (*tls.Config, error) {
 	t := &tls.Config{MinVersion: tls.VersionTLS12}
-	if c.TrustStore == "" {
+	if o.TrustStore == "" {
 		return t, nil
 	}
-	data, err := os.ReadFile(c.TrustStore)
+	data, err := os.ReadFile(o.TrustStore)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the trust store: %v", err)
+		return nil, fmt.Errorf("cannot read the trust store: %w", err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(data) {
@@ -157,17 +163,18 @@ func tlsConfig(c *config.Config) (*tls.Config, error) {
 
 func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 	c := p.Config
-	a := &Adapter{cfg: c, schema: p.Schema, mode: insertMode(c.DBSwitch), aligned: c.Vector, root: "root." + c.DBName}
+	o := options(c)
+	a := &Adapter{cfg: c, opts: o, schema: p.Schema, mode: insertMode(c.DBSwitch), aligned: o.Vector, root: "root." + c.DBName}
 	var addrs []string
 	for i, h := range c.Hosts {
 		addrs = append(addrs, joinHostPort(h, c.Ports[i]))
 	}
 	connect := time.Duration(min(c.WriteTimeoutMS, 10000)) * time.Millisecond
-	pc := poolConfig{addrs: addrs, user: c.Username, password: c.Password, compact: c.ThriftCompr, connectTimeout: connect, size: c.SessionPool + 2, zone: "UTC"}
-	if c.UseSSL {
-		t, err := tlsConfig(c)
+	pc := poolConfig{addrs: addrs, user: c.Username, password: c.Password, compact: o.ThriftCompr, connectTimeout: connect, size: o.SessionPool + 2, zone: "UTC"}
+	if o.UseSSL {
+		t, err := tlsConfig(o)
 		if err != nil {
-			return nil, fmt.Errorf("USE_SSL: TRUST_STORE_PATH=%s %w", c.TrustStore, err)
+			return nil, fmt.Errorf("USE_SSL: TRUST_STORE_PATH=%s %w", o.TrustStore, err)
 		}
 		pc.tls = t
 	}
@@ -220,7 +227,7 @@ func (a *Adapter) Cleanup(ctx context.Context) error {
 	if err := a.pool.exec(ctx, "DROP DATABASE "+a.root+".**"); err != nil && !notFound(err) {
 		return err
 	}
-	if err := a.pool.exec(ctx, "DROP DEVICE TEMPLATE "+a.cfg.TemplateName); err != nil && !notFound(err) {
+	if err := a.pool.exec(ctx, "DROP DEVICE TEMPLATE "+a.opts.TemplateName); err != nil && !notFound(err) {
 		// A template still set on a path that survived cannot be dropped; the
 		// database drop above removed our paths, so anything else is real.
 		return err
@@ -238,7 +245,7 @@ func (a *Adapter) columnDefs() string {
 	var defs []string
 	for _, s := range a.schema.Sensors {
 		t := s.Type.String()
-		defs = append(defs, fmt.Sprintf("%s %s ENCODING=%s COMPRESSOR=%s", s.Name, t, a.cfg.Encodings[t], strings.ToUpper(a.cfg.Compressor)))
+		defs = append(defs, fmt.Sprintf("%s %s ENCODING=%s COMPRESSOR=%s", s.Name, t, a.opts.Encodings[t], strings.ToUpper(a.opts.Compressor)))
 	}
 	return strings.Join(defs, ", ")
 }
@@ -246,8 +253,8 @@ func (a *Adapter) columnDefs() string {
 // CreateSchema creates a database per group, then either a template set on
 // every database or aligned (or plain) time series for every device.
 func (a *Adapter) CreateSchema(ctx context.Context) error {
-	if a.cfg.Template {
-		if err := a.pool.exec(ctx, fmt.Sprintf("CREATE DEVICE TEMPLATE %s ALIGNED (%s)", a.cfg.TemplateName, a.columnDefs())); err != nil && !exists(err) {
+	if a.opts.Template {
+		if err := a.pool.exec(ctx, fmt.Sprintf("CREATE DEVICE TEMPLATE %s ALIGNED (%s)", a.opts.TemplateName, a.columnDefs())); err != nil && !exists(err) {
 			return err
 		}
 	}
@@ -256,8 +263,8 @@ func (a *Adapter) CreateSchema(ctx context.Context) error {
 		if err := a.pool.exec(ctx, "CREATE DATABASE "+db); err != nil && !exists(err) {
 			return err
 		}
-		if a.cfg.Template {
-			if err := a.pool.exec(ctx, fmt.Sprintf("SET DEVICE TEMPLATE %s TO %s", a.cfg.TemplateName, db)); err != nil && !exists(err) {
+		if a.opts.Template {
+			if err := a.pool.exec(ctx, fmt.Sprintf("SET DEVICE TEMPLATE %s TO %s", a.opts.TemplateName, db)); err != nil && !exists(err) {
 				return err
 			}
 		}
@@ -265,14 +272,14 @@ func (a *Adapter) CreateSchema(ctx context.Context) error {
 	for i := range a.schema.Devices {
 		var stmt string
 		switch {
-		case a.cfg.Template:
+		case a.opts.Template:
 			stmt = "CREATE TIMESERIES USING DEVICE TEMPLATE ON " + a.paths[i]
 		case a.aligned:
 			stmt = fmt.Sprintf("CREATE ALIGNED TIMESERIES %s(%s)", a.paths[i], a.columnDefs())
 		default:
 			for _, s := range a.schema.Sensors {
 				t := s.Type.String()
-				d := fmt.Sprintf("%s.%s WITH DATATYPE=%s, ENCODING=%s, COMPRESSOR=%s", a.paths[i], s.Name, t, a.cfg.Encodings[t], strings.ToUpper(a.cfg.Compressor))
+				d := fmt.Sprintf("%s.%s WITH DATATYPE=%s, ENCODING=%s, COMPRESSOR=%s", a.paths[i], s.Name, t, a.opts.Encodings[t], strings.ToUpper(a.opts.Compressor))
 				if err := a.pool.exec(ctx, "CREATE TIMESERIES "+d); err != nil && !exists(err) {
 					return err
 				}

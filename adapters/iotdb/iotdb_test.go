@@ -79,7 +79,7 @@ func runPlan(t *testing.T, sets ...string) *runner.Plan {
 	t.Helper()
 	host, port := server(t)
 	base := []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "INIT_WAIT_TIME=0"}
-	l, err := config.Load(config.Source{Sets: append(base, sets...), NoEnv: true})
+	l, err := config.Load(config.Source{Sets: append(base, sets...), NoEnv: true, Catalog: adapters.Registry{Driver()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,8 +105,8 @@ func setup(t *testing.T, rows int64, sets ...string) *fixture {
 		"DEVICE_NUMBER=6", "GROUP_NUMBER=2", "SENSOR_NUMBER=8", "DATA_CLIENT_NUMBER=2", "BATCH_SIZE_PER_WRITE=40",
 		"POINT_STEP=1000", "QUERY_INTERVAL=30000", "GROUP_BY_TIME_UNIT=7000", "QUERY_DEVICE_NUM=2", "QUERY_SENSOR_NUM=2", "STEP_SIZE=13",
 		"QUERY_LOWER_VALUE=5", "OPERATION_PROPORTION=1:1:1:1:1:1:1:1:1:1:1:1:0", "QUERY_AGGREGATE_FUN=avg",
-		"SQLITE_PATH=" + filepath.Join(t.TempDir(), "ref.db"), "WRITE_OPERATION_TIMEOUT_MS=30000", "READ_OPERATION_TIMEOUT_MS=30000"}
-	l, err := config.Load(config.Source{Sets: append(base, sets...), NoEnv: true})
+		"RESULTS_DIR=" + t.TempDir(), "WRITE_OPERATION_TIMEOUT_MS=30000", "READ_OPERATION_TIMEOUT_MS=30000"}
+	l, err := config.Load(config.Source{Sets: append(base, sets...), NoEnv: true, Catalog: adapters.Registry{Driver()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestIoTDB(t *testing.T) {
 		var templates []string
 		err = f.a.pool.query(ctx, "SHOW DEVICE TEMPLATES", 100, func(ds *client.SessionDataSet) error {
 			s, err := ds.GetStringByIndex(1)
-			if s == f.cfg.TemplateName {
+			if s == f.a.opts.TemplateName {
 				templates = append(templates, s)
 			}
 			return err
@@ -353,7 +353,7 @@ func TestIoTDB(t *testing.T) {
 	})
 	t.Run("WrongPasswordFailsAtOpen", func(t *testing.T) {
 		host, port := server(t)
-		l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "PASSWORD=not-the-password", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true})
+		l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "PASSWORD=not-the-password", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
 		s, _ := generator.NewSchema(l.Config)
 		_, err := Driver().Open(context.Background(), adapters.Params{Config: l.Config, Schema: s})
 		if err == nil || !strings.Contains(err.Error(), `refused user "root"`) || strings.Contains(err.Error(), "not-the-password") {
@@ -405,7 +405,7 @@ func TestIoTDB(t *testing.T) {
 		f.compare(t, 60, 1)
 		// A plain client is refused, with a hint rather than a riddle.
 		host, port := server(t)
-		l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true})
+		l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
 		s, _ := generator.NewSchema(l.Config)
 		if _, err := Driver().Open(context.Background(), adapters.Params{Config: l.Config, Schema: s}); err == nil || !strings.Contains(err.Error(), "USE_SSL=true") {
 			t.Fatalf("plain connection to a TLS server: %v", err)
@@ -483,7 +483,7 @@ func (f *fixture) answers(t *testing.T) []queries.Answer {
 }
 
 func TestUnreachableHost(t *testing.T) {
-	l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=127.0.0.1", "PORT=1", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true})
+	l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=127.0.0.1", "PORT=1", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
 	s, _ := generator.NewSchema(l.Config)
 	_, err := Driver().Open(context.Background(), adapters.Params{Config: l.Config, Schema: s})
 	if err == nil || !strings.Contains(err.Error(), "cannot connect to IoTDB at 127.0.0.1:1") {
@@ -496,9 +496,9 @@ func TestUnreachableHost(t *testing.T) {
 }
 
 func TestSQL(t *testing.T) {
-	l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "DEVICE_NUMBER=4", "GROUP_NUMBER=2", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=3", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0"}, NoEnv: true})
+	l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "DEVICE_NUMBER=4", "GROUP_NUMBER=2", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=3", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
 	s, _ := generator.NewSchema(l.Config)
-	a := &Adapter{cfg: l.Config, schema: s, root: "root.test"}
+	a := &Adapter{cfg: l.Config, opts: options(l.Config), schema: s, root: "root.test"}
 	for _, d := range s.Devices {
 		a.paths = append(a.paths, a.root+"."+s.Groups[d.Group].Name+"."+d.Name)
 	}
@@ -535,7 +535,7 @@ func TestTrustStoreChecked(t *testing.T) {
 		{bad, "holds no PEM certificate (a Java .jks trust store must be exported first)"},
 		{filepath.Join(dir, "missing.pem"), "cannot read the trust store"},
 	} {
-		l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "USE_SSL=true", "TRUST_STORE_PATH=" + c.path, "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true})
+		l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "USE_SSL=true", "TRUST_STORE_PATH=" + c.path, "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
 		if err != nil {
 			t.Fatal(err)
 		}

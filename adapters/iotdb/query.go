@@ -22,7 +22,7 @@ func (a *Adapter) alignByDevice(q *queries.Query) bool {
 	if q.Family == queries.LatestPoint {
 		return false // LAST has no device alignment
 	}
-	return a.cfg.AlignByDevice || q.Family.HasValueFilter() && len(q.Devices) > 1
+	return a.opts.AlignByDevice || q.Family.HasValueFilter() && len(q.Devices) > 1
 }
 
 // SQL returns the statement of q in IoTDB's tree-model SQL.

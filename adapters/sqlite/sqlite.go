@@ -42,6 +42,7 @@ func Driver() adapters.Driver {
 		// Closing the file drops SQLite's page cache: that is its restart.
 		ReconnectRestarts: true,
 		Address:           func(c *config.Config) []string { return []string{Path(c)} },
+		Keys:              Keys(),
 		Check:             check,
 		Open:              open,
 	}
@@ -52,17 +53,26 @@ func check(c *config.Config) config.Errors {
 	if c.Sensors > maxColumns-2 {
 		errs = append(errs, &config.Error{Key: "SENSOR_NUMBER", Value: strconv.Itoa(c.Sensors), Msg: "is more than a SQLite table can hold as columns", Valid: fmt.Sprintf("1..%d with DB_SWITCH=SQLite", maxColumns-2)})
 	}
-	if c.AlignByDevice {
-		errs = append(errs, &config.Error{Key: "ALIGN_BY_DEVICE", Value: "true", Msg: "is an IoTDB option; SQLite results are always per device", Valid: "false"})
-	}
 	errs = append(errs, adapters.UnsupportedFamilies(c, "SQLite", func(f queries.Family) bool { return f != queries.SetOperation })...)
 	return errs
 }
 
+// Options are SQLite's own keys.
+type Options struct {
+	Path string // SQLITE_PATH
+}
+
+// Keys is SQLite's key set.
+func Keys() *config.KeySet {
+	return config.NewKeySet[Options]("SQLite", "SQLite file", []config.Key{
+		config.String("SQLITE_PATH", "", "SQLite database file; empty means `<RESULTS_DIR>/<DB_NAME>.db`.", func(o *Options) *string { return &o.Path }),
+	}, nil)
+}
+
 // Path returns the database file a configuration uses.
 func Path(c *config.Config) string {
-	if c.SQLitePath != "" {
-		return c.SQLitePath
+	if o, ok := config.OptionsOf[Options](c); ok && o.Path != "" {
+		return o.Path
 	}
 	return filepath.Join(c.ResultsDir, c.DBName+".db")
 }

@@ -160,7 +160,7 @@ func addRunFlags(cmd *cobra.Command, rf *runFlags) {
 
 // loadConfig reads a configuration and prints what the loader had to say.
 func loadConfig(path string, sets []string, stderr io.Writer) (*config.Loaded, error) {
-	l, err := config.Load(config.Source{Path: path, Sets: sets})
+	l, err := config.Load(config.Source{Path: path, Sets: sets, Catalog: registry()})
 	if err != nil {
 		var ce *config.Error
 		var ces config.Errors
@@ -304,7 +304,8 @@ func buildRecord(l *config.Loaded, plan *runner.Plan, drv *adapters.Driver, res 
 		Target:        report.Target{DB: drv.Name, Version: res.ServerVersion},
 		StartedAt:     res.Started.UTC(),
 		FinishedAt:    res.Finished.UTC(),
-		Fingerprint:   report.Fingerprint(vals),
+		Fingerprint:   report.Fingerprint(vals, c.WorkloadKeys()),
+		WorkloadKeys:  c.WorkloadKeys(),
 		Config:        vals,
 		Notes:         l.Notes,
 		Warnings:      l.Warnings,

@@ -63,7 +63,7 @@ input (including runs of different workloads, unless --force).`,
 			for _, s := range sides {
 				for _, r := range s.Runs {
 					if r.Fingerprint != base.Fingerprint {
-						diff := report.FingerprintDiff(base.Config, r.Config)
+						diff := report.FingerprintDiff(base, r)
 						mismatched = append(mismatched, fmt.Sprintf("run %s (%s) has workload %s, the baseline %s: %s", r.ID, s.Label, r.Fingerprint, base.Fingerprint, strings.Join(diff, "; ")))
 					}
 					if r.Status != report.StatusComplete {

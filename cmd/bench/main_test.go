@@ -343,3 +343,41 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestDatabaseKeysFollowDBSwitch: a database's own keys are read only when
+// DB_SWITCH names it. In a SQLite run an IoTDB key is a warning (users keep
+// one iot-benchmark file for all databases); with IoTDB it is checked, and
+// the fingerprint covers only the keys that change the workload.
+func TestDatabaseKeysFollowDBSwitch(t *testing.T) {
+	dir := t.TempDir()
+	r := bench(t, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--set", "LOOP=23", "--set", "COMPRESSOR=BOGUS", "--set", "ALIGN_BY_DEVICE=true")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "warning: ALIGN_BY_DEVICE, COMPRESSOR are keys of IoTDB; no effect with DB_SWITCH=SQLite\n") {
+		t.Fatalf("stderr lacks the other-database warning:\n%s", r.stderr)
+	}
+	if strings.Contains(r.stdout, "COMPRESSOR") || !strings.Contains(r.stdout, "SQLITE_PATH=") {
+		t.Fatal("the dump must show SQLite's keys and not IoTDB's")
+	}
+	rec := records(t, dir)[0]
+	if _, ok := rec.Config["COMPRESSOR"]; ok {
+		t.Fatal("the record holds a key of another database")
+	}
+	for _, k := range rec.WorkloadKeys {
+		if k == "SQLITE_PATH" || k == "HOST" || k == "RESULTS_DIR" {
+			t.Fatalf("%s is in the workload keys %v", k, rec.WorkloadKeys)
+		}
+	}
+	if want := report.Fingerprint(rec.Config, rec.WorkloadKeys); rec.Fingerprint != want || len(rec.WorkloadKeys) < 40 {
+		t.Fatalf("fingerprint %s over %d keys, recomputed %s", rec.Fingerprint, len(rec.WorkloadKeys), want)
+	}
+	r = bench(t, "-c", "config.properties", "--set", "DB_SWITCH=IoTDB", "--set", "COMPRESSOR=BOGUS", "--dry-run")
+	if r.code != 2 || !strings.Contains(r.stderr, "bench: COMPRESSOR=BOGUS: is not an IoTDB compressor") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = bench(t, "-c", "config.properties", "--set", "DB_SWITCH=IoTDB", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, "PORT=6667\n") || !strings.Contains(r.stdout, "IOTDB_SESSION_POOL_SIZE=4\n") || strings.Contains(r.stdout, "SQLITE_PATH") {
+		t.Fatalf("IoTDB dry run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -40,15 +40,47 @@ const (
 // Families lists the families tsbench runs, in order.
 var Families = []Family{PrecisePoint, TimeRange, ValueRange, AggRange, AggValue, AggRangeValue, GroupBy, LatestPoint, RangeDesc, ValueRangeDesc, GroupByDesc}
 
-var familyNames = map[Family]string{
-	PrecisePoint: "PRECISE_POINT", TimeRange: "TIME_RANGE", ValueRange: "VALUE_RANGE", AggRange: "AGG_RANGE",
-	AggValue: "AGG_VALUE", AggRangeValue: "AGG_RANGE_VALUE", GroupBy: "GROUP_BY", LatestPoint: "LATEST_POINT",
-	RangeDesc: "RANGE_QUERY_DESC", ValueRangeDesc: "VALUE_RANGE_QUERY_DESC", GroupByDesc: "GROUP_BY_DESC", SetOperation: "SET_OPERATION",
+// NumFamilies is the number of families, Q1..Q12 (Q12 included though
+// tsbench does not run it), so that OPERATION_PROPORTION has NumFamilies+1
+// weights.
+const NumFamilies = int(SetOperation)
+
+// traits say what a family's queries ask: the one table adapters and the
+// reference answers read instead of testing family numbers.
+type traits struct {
+	name        string // iot-benchmark's report name
+	timeRange   bool   // restricts time to [Start, End]
+	valueFilter bool   // keeps only values > ValueBound
+	aggregate   bool   // returns aggregates
+	window      bool   // aggregates per time window
+	desc        bool   // newest first
+}
+
+var familyTraits = [NumFamilies + 1]traits{
+	PrecisePoint:   {name: "PRECISE_POINT"},
+	TimeRange:      {name: "TIME_RANGE", timeRange: true},
+	ValueRange:     {name: "VALUE_RANGE", timeRange: true, valueFilter: true},
+	AggRange:       {name: "AGG_RANGE", timeRange: true, aggregate: true},
+	AggValue:       {name: "AGG_VALUE", valueFilter: true, aggregate: true},
+	AggRangeValue:  {name: "AGG_RANGE_VALUE", timeRange: true, valueFilter: true, aggregate: true},
+	GroupBy:        {name: "GROUP_BY", timeRange: true, aggregate: true, window: true},
+	LatestPoint:    {name: "LATEST_POINT"},
+	RangeDesc:      {name: "RANGE_QUERY_DESC", timeRange: true, desc: true},
+	ValueRangeDesc: {name: "VALUE_RANGE_QUERY_DESC", timeRange: true, valueFilter: true, desc: true},
+	GroupByDesc:    {name: "GROUP_BY_DESC", timeRange: true, aggregate: true, window: true, desc: true},
+	SetOperation:   {name: "SET_OPERATION"},
+}
+
+func (f Family) traits() traits {
+	if f < 1 || int(f) > NumFamilies {
+		return traits{}
+	}
+	return familyTraits[f]
 }
 
 // String is iot-benchmark's report name, e.g. TIME_RANGE.
 func (f Family) String() string {
-	if n, ok := familyNames[f]; ok {
+	if n := f.traits().name; n != "" {
 		return n
 	}
 	return fmt.Sprintf("Family(%d)", int(f))
@@ -58,25 +90,19 @@ func (f Family) String() string {
 func (f Family) ID() string { return fmt.Sprintf("Q%d", int(f)) }
 
 // HasTimeRange reports whether the family restricts time to [Start, End].
-func (f Family) HasTimeRange() bool {
-	return f != AggValue && f != LatestPoint && f != PrecisePoint
-}
+func (f Family) HasTimeRange() bool { return f.traits().timeRange }
 
 // HasValueFilter reports whether the family keeps only values > ValueBound.
-func (f Family) HasValueFilter() bool {
-	return f == ValueRange || f == AggValue || f == AggRangeValue || f == ValueRangeDesc
-}
+func (f Family) HasValueFilter() bool { return f.traits().valueFilter }
 
 // IsAggregate reports whether the family returns aggregates.
-func (f Family) IsAggregate() bool {
-	return f == AggRange || f == AggValue || f == AggRangeValue || f == GroupBy || f == GroupByDesc
-}
+func (f Family) IsAggregate() bool { return f.traits().aggregate }
 
 // IsGroupBy reports whether the family aggregates per time window.
-func (f Family) IsGroupBy() bool { return f == GroupBy || f == GroupByDesc }
+func (f Family) IsGroupBy() bool { return f.traits().window }
 
 // Desc reports whether results come newest first.
-func (f Family) Desc() bool { return f == RangeDesc || f == ValueRangeDesc || f == GroupByDesc }
+func (f Family) Desc() bool { return f.traits().desc }
 
 // FamilyByIndex maps an OPERATION_PROPORTION position (1..12) to its family.
 func FamilyByIndex(i int) Family { return Family(i) }
@@ -131,11 +157,44 @@ func needsNumeric(f Family, agg string) bool {
 	return f.IsAggregate() && agg != "count"
 }
 
+// Params are the query keys of a configuration, read once: what the
+// generator needs, and what a suite's variant changes (Variant.Apply maps
+// Params to Params, never a whole Config).
+type Params struct {
+	Families   []Family // families with weight in OPERATION_PROPORTION, in order
+	Devices    int      // QUERY_DEVICE_NUM
+	Sensors    int      // QUERY_SENSOR_NUM
+	Interval   int64    // QUERY_INTERVAL, precision units
+	Step       int64    // STEP_SIZE
+	LowerValue float64  // QUERY_LOWER_VALUE
+	GroupBy    int64    // GROUP_BY_TIME_UNIT, precision units
+	Aggregate  string   // QUERY_AGGREGATE_FUN as given
+	Seed       int64    // QUERY_SEED
+	Recent     bool     // IS_RECENT_QUERY
+	Fixed      bool     // ENABLE_FIXED_QUERY
+	Limit      int64    // RESULT_ROW_LIMIT
+	// Of the data: the first timestamp and the step between rows.
+	Start, PointStep int64
+}
+
+// ParamsOf reads the query parameters of a configuration.
+func ParamsOf(c *config.Config) Params {
+	p := Params{Devices: c.QueryDevices, Sensors: c.QuerySensors, Interval: c.QueryInterval, Step: c.StepSize,
+		LowerValue: c.QueryLowerValue, GroupBy: c.GroupByTimeUnit, Aggregate: c.QueryAggregateFun, Seed: c.QuerySeed,
+		Recent: c.RecentQuery, Fixed: c.FixedQuery, Limit: c.ResultRowLimit, Start: c.StartUnits(), PointStep: c.PointStep}
+	for _, f := range Families {
+		if c.OperationProportion[int(f)] > 0 {
+			p.Families = append(p.Families, f)
+		}
+	}
+	return p
+}
+
 // Generator makes the query parameters of a run. It is immutable and safe
 // to share; each client takes its own Client.
 type Generator struct {
 	schema    *generator.Schema
-	cfg       *config.Config
+	cfg       Params
 	start     int64
 	maxOffset int64 // largest start offset that keeps a window inside the data
 	agg       string
@@ -149,20 +208,20 @@ type queryGroup struct{ devices []*generator.Device } // written devices of a gr
 // New validates that every family with weight can be built for this schema
 // and returns the generator. rowsPerDevice is how many rows each device
 // holds (or will hold when the run has written): windows stay inside them.
-func New(s *generator.Schema, c *config.Config, rowsPerDevice int64) (*Generator, error) {
-	g := &Generator{schema: s, cfg: c, start: c.StartUnits()}
-	agg, ok := CanonicalAggregate(c.QueryAggregateFun)
-	used := usedFamilies(c)
+func New(s *generator.Schema, c Params, rowsPerDevice int64) (*Generator, error) {
+	g := &Generator{schema: s, cfg: c, start: c.Start}
+	agg, ok := CanonicalAggregate(c.Aggregate)
+	used := c.Families
 	needAgg := false
 	for _, f := range used {
 		needAgg = needAgg || f.IsAggregate()
 	}
 	if !ok && needAgg {
-		return nil, &config.Error{Key: "QUERY_AGGREGATE_FUN", Value: c.QueryAggregateFun, Msg: "is not an aggregate tsbench knows", Valid: strings.Join(Aggregates, ", ")}
+		return nil, &config.Error{Key: "QUERY_AGGREGATE_FUN", Value: c.Aggregate, Msg: "is not an aggregate tsbench knows", Valid: strings.Join(Aggregates, ", ")}
 	}
 	g.agg = agg
 	span := c.PointStep * max(rowsPerDevice-1, 0)
-	g.maxOffset = max(span-c.QueryInterval, 0)
+	g.maxOffset = max(span-c.Interval, 0)
 	for i := range s.Sensors {
 		sn := &s.Sensors[i]
 		g.all = append(g.all, sn)
@@ -177,7 +236,7 @@ func New(s *generator.Schema, c *config.Config, rowsPerDevice int64) (*Generator
 				qg.devices = append(qg.devices, &s.Devices[d])
 			}
 		}
-		if len(qg.devices) >= c.QueryDevices {
+		if len(qg.devices) >= c.Devices {
 			g.groups = append(g.groups, qg)
 		}
 	}
@@ -185,12 +244,12 @@ func New(s *generator.Schema, c *config.Config, rowsPerDevice int64) (*Generator
 		return g, nil
 	}
 	if len(g.groups) == 0 {
-		return nil, &config.Error{Key: "QUERY_DEVICE_NUM", Value: fmt.Sprint(c.QueryDevices), Msg: "is larger than the written devices of every group; a query takes all its devices from one group",
+		return nil, &config.Error{Key: "QUERY_DEVICE_NUM", Value: fmt.Sprint(c.Devices), Msg: "is larger than the written devices of every group; a query takes all its devices from one group",
 			Valid: fmt.Sprintf("1..%d", largestGroup(s))}
 	}
 	for _, f := range used {
-		if needsNumeric(f, agg) && len(g.numeric) < c.QuerySensors {
-			return nil, &config.Error{Key: "QUERY_SENSOR_NUM", Value: fmt.Sprint(c.QuerySensors),
+		if needsNumeric(f, agg) && len(g.numeric) < c.Sensors {
+			return nil, &config.Error{Key: "QUERY_SENSOR_NUM", Value: fmt.Sprint(c.Sensors),
 				Msg:   fmt.Sprintf("is larger than the %d numeric sensors that %s (%s) can use; INSERT_DATATYPE_PROPORTION gives too few INT32, INT64, FLOAT or DOUBLE sensors", len(g.numeric), f.ID(), f),
 				Valid: fmt.Sprintf("1..%d, or more numeric sensors", len(g.numeric))}
 		}
@@ -210,17 +269,6 @@ func largestGroup(s *generator.Schema) int {
 		n = max(n, w)
 	}
 	return n
-}
-
-// usedFamilies lists the families OPERATION_PROPORTION gives weight.
-func usedFamilies(c *config.Config) []Family {
-	var out []Family
-	for _, f := range Families {
-		if c.OperationProportion[int(f)] > 0 {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // Client makes one client's queries. Not safe for concurrent use.
@@ -247,47 +295,47 @@ func (c *Client) Next(f Family) Query {
 	g := c.g
 	cfg := g.cfg
 	rng, ok := c.rngs[f]
-	if !ok || cfg.FixedQuery {
-		rng = rand.New(rand.NewPCG(uint64(cfg.QuerySeed), uint64(c.clientSeedID())<<8|uint64(f)))
+	if !ok || cfg.Fixed {
+		rng = rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(c.clientSeedID())<<8|uint64(f)))
 		c.rngs[f] = rng
 	}
 	k := c.counts[f]
 	c.counts[f]++
-	if cfg.FixedQuery {
+	if cfg.Fixed {
 		k = 0
 	}
-	q := Query{Family: f, Variant: f.String(), ValueBound: cfg.QueryLowerValue, GroupBy: cfg.GroupByTimeUnit, Limit: cfg.ResultRowLimit}
+	q := Query{Family: f, Variant: f.String(), ValueBound: cfg.LowerValue, GroupBy: cfg.GroupBy, Limit: cfg.Limit}
 	if f.IsAggregate() {
 		q.Aggregate = g.agg
 	}
 	// Devices: QUERY_DEVICE_NUM distinct written devices of one group.
 	grp := g.groups[rng.IntN(len(g.groups))]
-	for _, i := range rng.Perm(len(grp.devices))[:cfg.QueryDevices] {
+	for _, i := range rng.Perm(len(grp.devices))[:cfg.Devices] {
 		q.Devices = append(q.Devices, grp.devices[i])
 	}
 	pool := g.all
 	if needsNumeric(f, g.agg) {
 		pool = g.numeric
 	}
-	for _, i := range rng.Perm(len(pool))[:cfg.QuerySensors] {
+	for _, i := range rng.Perm(len(pool))[:cfg.Sensors] {
 		q.Sensors = append(q.Sensors, pool[i])
 	}
 	// Time: the k-th window starts k*STEP_SIZE*POINT_STEP after START_TIME,
 	// wrapping so that it stays inside the written rows.
-	off := k * cfg.StepSize * cfg.PointStep
+	off := k * cfg.Step * cfg.PointStep
 	if g.maxOffset > 0 {
 		off %= g.maxOffset + 1
 	} else {
 		off = 0
 	}
 	q.Start = g.start + off
-	if cfg.RecentQuery && c.recent >= 0 {
-		q.Start = max(g.start, c.recent-cfg.QueryInterval)
+	if cfg.Recent && c.recent >= 0 {
+		q.Start = max(g.start, c.recent-cfg.Interval)
 		if f == PrecisePoint {
 			q.Start = c.recent
 		}
 	}
-	q.End = q.Start + cfg.QueryInterval
+	q.End = q.Start + cfg.Interval
 	if f == PrecisePoint {
 		q.End = q.Start
 	}
@@ -295,7 +343,7 @@ func (c *Client) Next(f Family) Query {
 }
 
 func (c *Client) clientSeedID() int {
-	if c.g.cfg.FixedQuery {
+	if c.g.cfg.Fixed {
 		return 0
 	}
 	return c.id

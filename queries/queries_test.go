@@ -40,7 +40,7 @@ func describe(q Query) string {
 func TestDeterministicPerClient(t *testing.T) {
 	c, s := setup(t)
 	run := func() []string {
-		g, err := New(s, c, 1000)
+		g, err := New(s, ParamsOf(c), 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestDeterministicPerClient(t *testing.T) {
 		t.Fatal("same config gave different queries")
 	}
 	// Different clients must not all ask the same thing.
-	g, _ := New(s, c, 1000)
+	g, _ := New(s, ParamsOf(c), 1000)
 	if describe(g.Client(0).Next(TimeRange)) == describe(g.Client(1).Next(TimeRange)) && describe(g.Client(0).Next(ValueRange)) == describe(g.Client(1).Next(ValueRange)) {
 		t.Fatal("clients 0 and 1 got identical queries")
 	}
@@ -69,7 +69,7 @@ func TestDeterministicPerClient(t *testing.T) {
 func TestParametersInsideWrittenRange(t *testing.T) {
 	c, s := setup(t, "REAL_INSERT_RATE=0.5")
 	const rows = 200
-	g, err := New(s, c, rows)
+	g, err := New(s, ParamsOf(c), rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,15 +106,15 @@ func TestParametersInsideWrittenRange(t *testing.T) {
 
 func TestValidation(t *testing.T) {
 	c, s := setup(t, "QUERY_DEVICE_NUM=5")
-	_, err := New(s, c, 100)
+	_, err := New(s, ParamsOf(c), 100)
 	wantConfigError(t, err, "QUERY_DEVICE_NUM=5: is larger than the written devices of every group; a query takes all its devices from one group (valid: 1..4)")
 
 	c, s = setup(t, "INSERT_DATATYPE_PROPORTION=1:0:0:0:1:1:0:0:0:0:0", "QUERY_SENSOR_NUM=5")
-	_, err = New(s, c, 100)
+	_, err = New(s, ParamsOf(c), 100)
 	wantConfigError(t, err, "QUERY_SENSOR_NUM=5: is larger than the 4 numeric sensors that Q3 (VALUE_RANGE) can use; INSERT_DATATYPE_PROPORTION gives too few INT32, INT64, FLOAT or DOUBLE sensors (valid: 1..4, or more numeric sensors)")
 
 	c, s = setup(t, "QUERY_AGGREGATE_FUN=median")
-	_, err = New(s, c, 100)
+	_, err = New(s, ParamsOf(c), 100)
 	wantConfigError(t, err, "QUERY_AGGREGATE_FUN=median: is not an aggregate tsbench knows (valid: count, sum, avg, max_value, min_value)")
 }
 
@@ -128,14 +128,14 @@ func wantConfigError(t *testing.T, err error, want string) {
 
 func TestFixedAndRecentQueries(t *testing.T) {
 	c, s := setup(t, "ENABLE_FIXED_QUERY=true")
-	g, _ := New(s, c, 1000)
+	g, _ := New(s, ParamsOf(c), 1000)
 	a, b := g.Client(0).Next(GroupBy), g.Client(2)
 	b.Next(GroupBy)
 	if describe(a) != describe(b.Next(GroupBy)) {
 		t.Fatal("ENABLE_FIXED_QUERY: queries differ")
 	}
 	c, s = setup(t, "IS_RECENT_QUERY=true")
-	g, _ = New(s, c, 1000)
+	g, _ = New(s, ParamsOf(c), 1000)
 	cl := g.Client(0)
 	cl.SetRecent(c.StartUnits() + 400000)
 	if q := cl.Next(TimeRange); q.End != c.StartUnits()+400000 {
@@ -164,5 +164,32 @@ func TestExpectedSemantics(t *testing.T) {
 	}
 	if !strings.Contains(Diff(Answer{{Device: "d_0", Value: 1.0}}, Answer{{Device: "d_0", Value: 1.1}}), "cell 0") {
 		t.Fatal("Diff misses a value difference")
+	}
+}
+
+// TestFamilyTraits pins the family table against iot-benchmark's meaning of
+// each family, so an edit of one row cannot silently change a query.
+func TestFamilyTraits(t *testing.T) {
+	want := map[Family]string{ // time range, value filter, aggregate, window, desc
+		PrecisePoint: "-----", TimeRange: "t----", ValueRange: "tv---", AggRange: "t-a--", AggValue: "-va--", AggRangeValue: "tva--",
+		GroupBy: "t-aw-", LatestPoint: "-----", RangeDesc: "t---d", ValueRangeDesc: "tv--d", GroupByDesc: "t-awd",
+	}
+	flag := func(b bool, c string) string {
+		if b {
+			return c
+		}
+		return "-"
+	}
+	for _, f := range Families {
+		got := flag(f.HasTimeRange(), "t") + flag(f.HasValueFilter(), "v") + flag(f.IsAggregate(), "a") + flag(f.IsGroupBy(), "w") + flag(f.Desc(), "d")
+		if got != want[f] {
+			t.Errorf("%s (%s): traits %s, want %s", f.ID(), f, got, want[f])
+		}
+	}
+	if len(Families) != NumFamilies-1 || Family(NumFamilies) != SetOperation || NumFamilies+1 != config.NumOperations {
+		t.Fatalf("%d families, NumFamilies %d, %d operations", len(Families), NumFamilies, config.NumOperations)
+	}
+	if Family(0).String() != "Family(0)" || Family(99).HasTimeRange() {
+		t.Fatal("an unknown family must have no traits")
 	}
 }

@@ -130,22 +130,20 @@ func familyByID(id string) (Family, bool) {
 }
 
 // FamilyVariants is the default suite: one variant per family with weight.
-func FamilyVariants(c *config.Config) []Variant {
+func FamilyVariants(p Params) []Variant {
 	var out []Variant
-	for _, f := range Families {
-		if c.OperationProportion[int(f)] > 0 {
-			out = append(out, Variant{Name: f.String(), Family: f})
-		}
+	for _, f := range p.Families {
+		out = append(out, Variant{Name: f.String(), Family: f})
 	}
 	return out
 }
 
-// Apply returns a copy of c with the variant's overrides, and notes for
-// values capped at what the schema has.
-func (v Variant) Apply(c *config.Config, s *generator.Schema) (*config.Config, []string, error) {
-	cc := *c
-	cc.OperationProportion = make([]float64, config.NumOperations)
-	cc.OperationProportion[int(v.Family)] = 1
+// Apply returns the parameters of the variant: p with the variant's family
+// alone and its overrides, and notes for values capped at what the schema
+// has. suite names the suite in errors (QUERY_SUITE's value).
+func (v Variant) Apply(p Params, s *generator.Schema, suite string) (Params, []string, error) {
+	cc := p
+	cc.Families = []Family{v.Family}
 	var notes []string
 	capAt := func(key string, want, limit int, why string) int {
 		if want > limit {
@@ -157,7 +155,7 @@ func (v Variant) Apply(c *config.Config, s *generator.Schema) (*config.Config, [
 	for _, o := range v.Overrides {
 		key := overrideKeys[o.Key]
 		bad := func(err error) error {
-			return &config.Error{Key: "QUERY_SUITE", Value: c.QuerySuite, Msg: fmt.Sprintf("variant %s: %s=%s: %v", v.Name, o.Key, o.Value, err)}
+			return &config.Error{Key: "QUERY_SUITE", Value: suite, Msg: fmt.Sprintf("variant %s: %s=%s: %v", v.Name, o.Key, o.Value, err)}
 		}
 		num := func(cur float64) (float64, error) {
 			if o.Scale > 0 {
@@ -167,56 +165,56 @@ func (v Variant) Apply(c *config.Config, s *generator.Schema) (*config.Config, [
 		}
 		switch o.Key {
 		case "devices":
-			n, err := num(float64(cc.QueryDevices))
+			n, err := num(float64(cc.Devices))
 			if err != nil {
-				return nil, nil, bad(err)
+				return Params{}, nil, bad(err)
 			}
-			cc.QueryDevices = capAt(key, int(n), largestGroup(s), "the written devices of the largest group")
+			cc.Devices = capAt(key, int(n), largestGroup(s), "the written devices of the largest group")
 		case "sensors":
-			n, err := num(float64(cc.QuerySensors))
+			n, err := num(float64(cc.Sensors))
 			if err != nil {
-				return nil, nil, bad(err)
+				return Params{}, nil, bad(err)
 			}
 			limit, why := len(s.Sensors), "SENSOR_NUMBER"
-			if needsNumeric(v.Family, aggOf(&cc)) {
+			if needsNumeric(v.Family, aggOf(cc.Aggregate)) {
 				limit, why = numericSensors(s), "numeric sensors"
 			}
-			cc.QuerySensors = capAt(key, int(n), limit, why)
+			cc.Sensors = capAt(key, int(n), limit, why)
 		case "interval", "groupby", "limit", "step":
 			var cur *int64
 			switch o.Key {
 			case "interval":
-				cur = &cc.QueryInterval
+				cur = &cc.Interval
 			case "groupby":
-				cur = &cc.GroupByTimeUnit
+				cur = &cc.GroupBy
 			case "limit":
-				cur = &cc.ResultRowLimit
+				cur = &cc.Limit
 			default:
-				cur = &cc.StepSize
+				cur = &cc.Step
 			}
 			n, err := num(float64(*cur))
 			if err != nil {
-				return nil, nil, bad(err)
+				return Params{}, nil, bad(err)
 			}
 			*cur = int64(n)
 		case "aggregate":
 			if _, ok := CanonicalAggregate(o.Value); !ok {
-				return nil, nil, bad(fmt.Errorf("not one of %s", strings.Join(Aggregates, ", ")))
+				return Params{}, nil, bad(fmt.Errorf("not one of %s", strings.Join(Aggregates, ", ")))
 			}
-			cc.QueryAggregateFun = o.Value
+			cc.Aggregate = o.Value
 		case "lower":
 			f, err := strconv.ParseFloat(o.Value, 64)
 			if err != nil {
-				return nil, nil, bad(err)
+				return Params{}, nil, bad(err)
 			}
-			cc.QueryLowerValue = f
+			cc.LowerValue = f
 		}
 	}
-	return &cc, notes, nil
+	return cc, notes, nil
 }
 
-func aggOf(c *config.Config) string {
-	a, _ := CanonicalAggregate(c.QueryAggregateFun)
+func aggOf(agg string) string {
+	a, _ := CanonicalAggregate(agg)
 	return a
 }
 

@@ -46,15 +46,17 @@ func TestVariantApplyScalesAndCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, notes, err := suite.Variants[0].Apply(c, s)
-	if err != nil || a.QuerySensors != 12 || a.QueryInterval != 10000 || len(notes) != 1 || !strings.Contains(notes[0], "QUERY_SENSOR_NUM=200 capped at 12 (SENSOR_NUMBER)") {
-		t.Fatalf("A: sensors %d interval %d notes %v err %v", a.QuerySensors, a.QueryInterval, notes, err)
+	p := ParamsOf(c)
+	a, notes, err := suite.Variants[0].Apply(p, s, "t")
+	if err != nil || a.Sensors != 12 || a.Interval != 10000 || len(notes) != 1 || !strings.Contains(notes[0], "QUERY_SENSOR_NUM=200 capped at 12 (SENSOR_NUMBER)") {
+		t.Fatalf("A: sensors %d interval %d notes %v err %v", a.Sensors, a.Interval, notes, err)
 	}
-	b, notes, _ := suite.Variants[1].Apply(c, s)
-	if b.QueryDevices != 4 || b.QueryAggregateFun != "avg" || len(notes) != 1 {
-		t.Fatalf("B: devices %d (a group has 4), aggregate %s, notes %v", b.QueryDevices, b.QueryAggregateFun, notes)
+	b, notes, _ := suite.Variants[1].Apply(p, s, "t")
+	if b.Devices != 4 || b.Aggregate != "avg" || len(notes) != 1 {
+		t.Fatalf("B: devices %d (a group has 4), aggregate %s, notes %v", b.Devices, b.Aggregate, notes)
 	}
-	if cc, _, _ := suite.Variants[2].Apply(c, s); cc.QueryLowerValue != 7 || cc.OperationProportion[int(ValueRange)] != 1 || c.QueryLowerValue == 7 {
-		t.Fatal("C: lower must apply to the copy only")
+	if cc, _, _ := suite.Variants[2].Apply(p, s, "t"); cc.LowerValue != 7 || len(cc.Families) != 1 || cc.Families[0] != ValueRange || p.LowerValue == 7 {
+		t.Fatal("C: lower must apply to the variant's parameters only")
 	}
+
 }

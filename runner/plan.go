@@ -65,11 +65,12 @@ func NewPlan(c *config.Config) (*Plan, error) {
 		p.DataRows = c.Loop * int64(c.BatchSize)
 	}
 	p.Generator = generator.New(s, c, p.RowsPerDevice)
-	if p.Queries, err = queries.New(s, c, p.DataRows); err != nil {
+	params := queries.ParamsOf(c)
+	if p.Queries, err = queries.New(s, params, p.DataRows); err != nil {
 		return nil, err
 	}
 	if c.Rounds() {
-		variants := queries.FamilyVariants(c)
+		variants := queries.FamilyVariants(params)
 		if c.QuerySuite != "" {
 			suite, err := queries.LoadSuite(c.QuerySuite)
 			if err != nil {
@@ -81,11 +82,11 @@ func NewPlan(c *config.Config) (*Plan, error) {
 			return nil, &config.Error{Key: "QUERY_ROUNDS", Value: fmt.Sprint(c.QueryRounds), Msg: "asks for query rounds, but OPERATION_PROPORTION gives no query family a share and QUERY_SUITE is empty", Valid: "0, or query weights, or a QUERY_SUITE"}
 		}
 		for _, v := range variants {
-			vc, notes, err := v.Apply(c, s)
+			vp, notes, err := v.Apply(params, s, c.QuerySuite)
 			if err != nil {
 				return nil, err
 			}
-			qg, err := queries.New(s, vc, p.DataRows)
+			qg, err := queries.New(s, vp, p.DataRows)
 			if err != nil {
 				var ce *config.Error
 				if errors.As(err, &ce) {

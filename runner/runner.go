@@ -272,7 +272,7 @@ type client struct {
 	w       *work
 	a       adapters.Adapter
 	rec     *metrics.Recorder
-	ops     [16]*metrics.Op
+	ops     [config.NumOperations]*metrics.Op
 	queries *queries.Client
 	batch   *generator.Batch
 	streams []*generator.Stream // bound mode: the client's written devices

@@ -195,7 +195,7 @@ func (f *fixture) checkCounts(t *testing.T, rows int64) {
 // compare runs every family's queries on IoTDB and SQLite and compares.
 func (f *fixture) compare(t *testing.T, rows int64, perFamily int) {
 	t.Helper()
-	qg, err := queries.New(f.schema, f.cfg, rows)
+	qg, err := queries.New(f.schema, queries.ParamsOf(f.cfg), rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +468,7 @@ func (w writerFunc) Write(p []byte) (int, error) {
 }
 
 func (f *fixture) answers(t *testing.T) []queries.Answer {
-	qg, _ := queries.New(f.schema, f.cfg, 200)
+	qg, _ := queries.New(f.schema, queries.ParamsOf(f.cfg), 200)
 	cl := qg.Client(0)
 	var out []queries.Answer
 	for _, fam := range queries.Families {

@@ -87,7 +87,7 @@ func TestAnswersMatchModel(t *testing.T) {
 		{"QUERY_AGGREGATE_FUN=min_value", "QUERY_LOWER_VALUE=-1000000"},
 	} {
 		f := load(t, 300, sets...)
-		qg, err := queries.New(f.schema, f.cfg, 300)
+		qg, err := queries.New(f.schema, queries.ParamsOf(f.cfg), 300)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func TestAnswersMatchModel(t *testing.T) {
 func TestAnswersAreNotTrivial(t *testing.T) {
 	// Guard the differential test: the queries above must return data.
 	f := load(t, 300)
-	qg, _ := queries.New(f.schema, f.cfg, 300)
+	qg, _ := queries.New(f.schema, queries.ParamsOf(f.cfg), 300)
 	cl := qg.Client(0)
 	for _, fam := range queries.Families {
 		total, filtered := 0, false

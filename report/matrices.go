@@ -101,7 +101,7 @@ func RunTables(rec *Record) []Table {
 		}
 		v.Rows = append(v.Rows, []string{fmt.Sprintf("all %d devices", rec.Verify.Devices), itoa(rec.Verify.Expected), itoa(rec.Verify.Found), ""})
 		if rec.Verify.OK() {
-			v.Notes = []string{"Verify: every device holds exactly the points written."}
+			v.Notes = []string{"Verify: every device holds exactly the points the workload writes."}
 		} else {
 			v.Notes = []string{fmt.Sprintf("Verify: %d devices differ from what was written.", len(rec.Verify.Mismatches))}
 		}

@@ -38,6 +38,8 @@ type Plan struct {
 	// Variants are the query rounds' variants (QUERY_ROUNDS ≥ 1): a suite's,
 	// or one per family with weight.
 	Variants []PlannedVariant
+	// Steps are what Run does, in order (see planSteps).
+	Steps []PlanStep
 	// Notes say what the plan had to adjust (variant values capped).
 	Notes []string
 }
@@ -98,6 +100,7 @@ func NewPlan(c *config.Config) (*Plan, error) {
 			p.Variants = append(p.Variants, PlannedVariant{Variant: v, Queries: qg})
 		}
 	}
+	p.Steps = p.planSteps()
 	return p, nil
 }
 
@@ -200,15 +203,13 @@ func (p *Plan) Describe(w io.Writer) {
 		}
 	}
 	if c.Rounds() {
-		fmt.Fprintf(w, "Phases: ingest (%d writes per client), then %d query rounds of %d variants × QUERY_LOOP %d queries per client; lifecycle before round 1 of each %s\n",
-			p.Counts[Write], c.QueryRounds, len(p.Variants), c.QueryLoop, c.RestartScope)
-		var names []string
-		for _, v := range p.Variants {
-			names = append(names, v.Name+" ("+v.Family.ID()+")")
-		}
-		fmt.Fprintf(w, "Variants: %s\n", strings.Join(names, ", "))
+		fmt.Fprintf(w, "Query rounds: %d, %d variants × QUERY_LOOP %d queries per client each\n", c.QueryRounds, len(p.Variants), c.QueryLoop)
 	} else {
 		fmt.Fprintf(w, "Each client's operations: %s\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(w, "Steps:")
+	for i, s := range p.Steps {
+		fmt.Fprintf(w, "%3d. %s\n", i+1, s)
 	}
 	if p.RowsPerDevice > 0 {
 		fmt.Fprintf(w, "Writes: %d rows per device in batches of %d; %d points in all\n", p.RowsPerDevice, c.BatchSize, p.WrittenPoints())

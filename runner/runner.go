@@ -113,110 +113,99 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 		}
 	}
 
-	step := func(name string, skip string, f func(context.Context) error) bool {
-		if skip != "" {
-			res.Steps = append(res.Steps, Step{Name: name, Skipped: skip})
-			return true
+	w := walker{p: p, a: a, drv: drv, opts: opts, res: res,
+		lc: lifecycle{c: c, a: a, drv: drv, log: opts.Log, res: res}}
+	for _, st := range p.Steps {
+		if !w.do(ctx, st) {
+			break
 		}
-		fmt.Fprintf(opts.Log, "%s...\n", name)
-		t0 := time.Now()
-		err := f(ctx)
-		res.Steps = append(res.Steps, Step{Name: name, Elapsed: time.Since(t0), Err: err})
-		if err != nil {
-			res.Stopped = fmt.Errorf("%s failed: %w", name, err)
+	}
+	return res, nil
+}
+
+// walker carries what Run's steps share.
+type walker struct {
+	p    *Plan
+	a    adapters.Adapter
+	drv  *adapters.Driver
+	opts Options
+	res  *Result
+	lc   lifecycle
+}
+
+// do runs one step of the plan and reports whether the run may go on.
+func (w *walker) do(ctx context.Context, st PlanStep) bool {
+	p, c, res := w.p, w.p.Config, w.res
+	switch st.Kind {
+	case StepCleanup:
+		return w.step(ctx, "cleanup", st.Skip, func(ctx context.Context) error {
+			if err := w.a.Cleanup(ctx); err != nil {
+				return err
+			}
+			return sleep(ctx, time.Duration(c.InitWaitMS)*time.Millisecond)
+		})
+	case StepSchema:
+		return w.step(ctx, "create schema", st.Skip, w.a.CreateSchema)
+	case StepMixed:
+		return w.phase(ctx, mixedWork(p))
+	case StepIngest:
+		wk := work{name: "ingest", schedule: p.IngestSchedule(), queries: p.Queries}
+		wk.names[Write] = IngestionName
+		return w.phase(ctx, wk)
+	case StepLifecycle:
+		name := ""
+		if st.Variant != nil {
+			name = st.Variant.Name
+		}
+		return w.lc.run(ctx, st.Round, name)
+	case StepQuery:
+		v := st.Variant
+		wk := work{name: "query", round: st.Round, variant: v.Name, queries: v.Queries, schedule: make([]int, c.QueryLoop)}
+		for i := range wk.schedule {
+			wk.schedule[i] = int(v.Family)
+		}
+		wk.names[int(v.Family)] = v.Name
+		return w.phase(ctx, wk)
+	case StepVerify:
+		cnt, ok := w.a.(adapters.Counter)
+		if !ok {
+			res.Stopped = fmt.Errorf("verify: %s cannot count points", w.drv.Name)
 			return false
 		}
-		return true
-	}
-	cleanupSkip := ""
-	if !c.DeleteData {
-		cleanupSkip = "IS_DELETE_DATA=false"
-	}
-	if !step("cleanup", cleanupSkip, func(ctx context.Context) error {
-		if err := a.Cleanup(ctx); err != nil {
-			return err
-		}
-		return sleep(ctx, time.Duration(c.InitWaitMS)*time.Millisecond)
-	}) {
-		return res, nil
-	}
-	schemaSkip := ""
-	if !c.CreateSchema {
-		schemaSkip = "CREATE_SCHEMA=false"
-	}
-	if !step("create schema", schemaSkip, a.CreateSchema) {
-		return res, nil
-	}
-
-	stopped := func() bool {
-		if err := ctx.Err(); err != nil {
-			res.Stopped = fmt.Errorf("interrupted: %w", context.Cause(ctx))
-			return true
-		}
-		return false
-	}
-	if !c.Rounds() {
-		res.Phases = append(res.Phases, runPhase(ctx, p, a, mixedWork(p), opts))
-		if stopped() {
-			return res, nil
-		}
-	} else {
-		if p.Counts[Write] > 0 {
-			w := work{name: "ingest", schedule: p.IngestSchedule(), queries: p.Queries}
-			w.names[Write] = IngestionName
-			res.Phases = append(res.Phases, runPhase(ctx, p, a, w, opts))
-			if stopped() {
-				return res, nil
-			}
-		}
-		lc := lifecycle{c: c, a: a, drv: drv, log: opts.Log, res: res}
-		queryWork := func(v PlannedVariant, round int) work {
-			w := work{name: "query", round: round, variant: v.Name, queries: v.Queries, schedule: make([]int, c.QueryLoop)}
-			for i := range w.schedule {
-				w.schedule[i] = int(v.Family)
-			}
-			w.names[int(v.Family)] = v.Name
-			return w
-		}
-		if c.RestartScope == "variant" {
-			for _, v := range p.Variants {
-				if !lc.run(ctx, 1, v.Name) {
-					return res, nil
-				}
-				for r := 1; r <= c.QueryRounds; r++ {
-					res.Phases = append(res.Phases, runPhase(ctx, p, a, queryWork(v, r), opts))
-					if stopped() {
-						return res, nil
-					}
-				}
-			}
-		} else {
-			if !lc.run(ctx, 1, "") {
-				return res, nil
-			}
-			for r := 1; r <= c.QueryRounds; r++ {
-				for _, v := range p.Variants {
-					res.Phases = append(res.Phases, runPhase(ctx, p, a, queryWork(v, r), opts))
-					if stopped() {
-						return res, nil
-					}
-				}
-			}
-		}
-	}
-
-	if c.Verify {
-		cnt, ok := a.(adapters.Counter)
-		if !ok {
-			res.Stopped = fmt.Errorf("verify: %s cannot count points", drv.Name)
-			return res, nil
-		}
-		step("verify", "", func(ctx context.Context) error {
+		return w.step(ctx, "verify", "", func(ctx context.Context) error {
 			res.Verify = Verify(ctx, p, cnt)
 			return nil
 		})
 	}
-	return res, nil
+	res.Stopped = fmt.Errorf("the plan holds a step tsbench cannot run: %s", st)
+	return false
+}
+
+// step runs a named setup step, recording its outcome; a failure stops the run.
+func (w *walker) step(ctx context.Context, name, skip string, f func(context.Context) error) bool {
+	if skip != "" {
+		w.res.Steps = append(w.res.Steps, Step{Name: name, Skipped: skip})
+		return true
+	}
+	fmt.Fprintf(w.opts.Log, "%s...\n", name)
+	t0 := time.Now()
+	err := f(ctx)
+	w.res.Steps = append(w.res.Steps, Step{Name: name, Elapsed: time.Since(t0), Err: err})
+	if err != nil {
+		w.res.Stopped = fmt.Errorf("%s failed: %w", name, err)
+		return false
+	}
+	return true
+}
+
+// phase runs one measured phase; an interrupt stops the run after it.
+func (w *walker) phase(ctx context.Context, wk work) bool {
+	w.res.Phases = append(w.res.Phases, runPhase(ctx, w.p, w.a, wk, w.opts))
+	if err := ctx.Err(); err != nil {
+		w.res.Stopped = fmt.Errorf("interrupted: %w", context.Cause(ctx))
+		return false
+	}
+	return true
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -3,7 +3,9 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -266,5 +268,41 @@ func TestOpMinIntervalPaces(t *testing.T) {
 	}
 	if el := res.Phases[0].Elapsed; el < 240*time.Millisecond {
 		t.Fatalf("LOOP=4 with OP_MIN_INTERVAL=60 took %v, less than 4 × 60 ms", el)
+	}
+}
+
+// TestPlanSteps pins the order of a run's steps for each way of laying it
+// out, computed without a database: what Run walks and --dry-run prints.
+func TestPlanSteps(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, "cleanup|create schema|main phase (writes and queries mixed)"},
+		{[]string{"IS_DELETE_DATA=false", "CREATE_SCHEMA=false", "VERIFY=true", "DB_SWITCH=SQLite"},
+			"cleanup (skipped: IS_DELETE_DATA=false)|create schema (skipped: CREATE_SCHEMA=false)|main phase (writes and queries mixed)|verify"},
+		{[]string{"QUERY_ROUNDS=2", "OPERATION_PROPORTION=2:1:1:0:0:0:0:0:0:0:0:0:0"},
+			"cleanup|create schema|ingest|lifecycle before round 1|query PRECISE_POINT (Q1) round 1|query TIME_RANGE (Q2) round 1|query PRECISE_POINT (Q1) round 2|query TIME_RANGE (Q2) round 2"},
+		{[]string{"QUERY_ROUNDS=2", "RESTART_SCOPE=variant", "OPERATION_PROPORTION=2:1:1:0:0:0:0:0:0:0:0:0:0"},
+			"cleanup|create schema|ingest|lifecycle before round 1 of PRECISE_POINT|query PRECISE_POINT (Q1) round 1|query PRECISE_POINT (Q1) round 2|lifecycle before round 1 of TIME_RANGE|query TIME_RANGE (Q2) round 1|query TIME_RANGE (Q2) round 2"},
+		// A query-only run with rounds reads an earlier run's data: no ingest, nothing cleaned.
+		{[]string{"QUERY_ROUNDS=1", "OPERATION_PROPORTION=0:0:0:0:0:0:0:0:1:0:0:0:0"},
+			"cleanup (skipped: IS_DELETE_DATA=false)|create schema (skipped: CREATE_SCHEMA=false)|lifecycle before round 1|query LATEST_POINT (Q8) round 1"},
+	} {
+		p := plan(t, c.sets...)
+		var got []string
+		for _, s := range p.Steps {
+			got = append(got, s.String())
+		}
+		if g := strings.Join(got, "|"); g != c.want {
+			t.Errorf("%v:\n got %s\nwant %s", c.sets, g, c.want)
+		}
+		var out strings.Builder
+		p.Describe(&out)
+		for i, s := range got {
+			if line := fmt.Sprintf("%3d. %s\n", i+1, s); !strings.Contains(out.String(), line) {
+				t.Errorf("%v: --dry-run does not print step %q:\n%s", c.sets, line, out.String())
+			}
+		}
 	}
 }

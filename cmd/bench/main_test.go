@@ -114,7 +114,7 @@ func TestShippedConfig(t *testing.T) {
 	if len(lat) != 13 || !strings.Contains(lat[0], "AVG") || !strings.Contains(lat[0], "P999") {
 		t.Fatalf("Latency Matrix:\n%s", strings.Join(lat, "\n"))
 	}
-	if !strings.Contains(r.stdout, "Verify: every device holds exactly the points written.") {
+	if !strings.Contains(r.stdout, "Verify: every device holds exactly the points the workload writes.") {
 		t.Fatal("the shipped config verifies, but no verify result was printed")
 	}
 	recs := records(t, dir)

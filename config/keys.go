@@ -399,7 +399,7 @@ func SharedKeys() []Key {
 		stringKey("START_COMMAND", GroupRounds, "", "Shell command that starts the database again (step 4), e.g. `scripts/iotdb start`; tsbench then waits until it answers (READY_TIMEOUT).", func(c *Config) *string { return &c.StartCommand }),
 		boolKey("CLEAR_CACHE", GroupRounds, "true", "Without a restart, clear the database's own caches in the lifecycle when the adapter can (IoTDB CLEAR CACHE).", func(c *Config) *bool { return &c.ClearCache }),
 		longKey("READY_TIMEOUT", GroupRounds, "120000", 1, math.MaxInt32, "≥ 1 ms", "How long to wait for the database to answer after START_COMMAND.", func(c *Config) *int64 { return &c.ReadyTimeoutMS }),
-		boolKey("VERIFY", GroupTSBench, "false", "After the run, count the points the database holds per device and compare them with what was written; a mismatch makes the exit status 3.", func(c *Config) *bool { return &c.Verify }),
+		boolKey("VERIFY", GroupTSBench, "false", "After the run, count the points the database holds per device and compare them with what a complete run of the workload writes (as `bench verify` does); a mismatch makes the exit status 3.", func(c *Config) *bool { return &c.Verify }),
 	}
 	for i := range ks {
 		ks[i].Workload = !nonWorkload[ks[i].Name] && !ks[i].Secret

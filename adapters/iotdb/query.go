@@ -232,7 +232,13 @@ func (a *Adapter) emitLast(ds *client.SessionDataSet, cols []string, ts int64, l
 		}
 	case "TEXT", "STRING":
 	default:
-		f, err := strconv.ParseFloat(value, 64)
+		// LAST prints a FLOAT in its shortest decimal form: parse it back
+		// at 32 bits to get the stored float32, as the model holds it.
+		bits := 64
+		if strings.EqualFold(typ, "FLOAT") {
+			bits = 32
+		}
+		f, err := strconv.ParseFloat(value, bits)
 		if err != nil {
 			return fmt.Errorf("last value %q of %s: %w", value, series, err)
 		}

@@ -214,6 +214,12 @@ func fromRaw(raw map[string]string, cat Catalog) (*Loaded, error) {
 		opts = db.newOptions()
 		c.options = opts
 	}
+	own := map[string]bool{} // the database's keys, which parse into its options
+	if db != nil {
+		for _, k := range db.Keys {
+			own[k.Name] = true
+		}
+	}
 	known := map[string]bool{}
 	for _, k := range keys {
 		known[k.Name] = true
@@ -229,7 +235,7 @@ func fromRaw(raw map[string]string, cat Catalog) (*Loaded, error) {
 		}
 		c.values[k.Name] = val
 		dst := any(c)
-		if k.Group == dbGroup(db) {
+		if own[k.Name] {
 			dst = opts
 		}
 		if err := k.parse(dst, val); err != nil {
@@ -304,13 +310,6 @@ func (ks *KeySet) sharedDefault(name string) (string, bool) {
 	}
 	v, ok := ks.Defaults[name]
 	return v, ok
-}
-
-func dbGroup(ks *KeySet) string {
-	if ks == nil {
-		return ""
-	}
-	return ks.Group
 }
 
 func sortErrors(errs Errors) {

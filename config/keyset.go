@@ -79,6 +79,22 @@ func DefaultOptions[T any](ks *KeySet) (*T, error) {
 	return o, nil
 }
 
+// OptionsOrDefaults is what a driver reads its options with: the options
+// the configuration was loaded with, or, for one loaded without the
+// database's key set (tests of shared code that open an adapter directly),
+// every key's default. A default that does not parse is a programming
+// error: the key set's tests load the defaults.
+func OptionsOrDefaults[T any](c *Config, ks *KeySet) *T {
+	if o, ok := OptionsOf[T](c); ok {
+		return o
+	}
+	o, err := DefaultOptions[T](ks)
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
 // Keys returns the table this configuration was loaded with: the shared
 // keys and the chosen database's own, in dump order.
 func (c *Config) Keys() []Key { return c.keys }

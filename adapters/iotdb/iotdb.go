@@ -13,10 +13,8 @@ package iotdb
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -145,20 +143,11 @@ var tsType = map[generator.DataType]int32{
 // of TRUST_STORE_PATH (PEM; Java key stores cannot be read from Go), or the
 // system's CAs when it is empty.
 func tlsConfig(o *Options) (*tls.Config, error) {
-	t := &tls.Config{MinVersion: tls.VersionTLS12}
-	if o.TrustStore == "" {
-		return t, nil
+	t, err := adapters.ClientTLS(o.TrustStore, "the trust store")
+	if errors.Is(err, adapters.ErrNoPEM) {
+		return nil, fmt.Errorf("%w (a Java .jks trust store must be exported first)", err)
 	}
-	data, err := os.ReadFile(o.TrustStore)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the trust store: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(data) {
-		return nil, errors.New("holds no PEM certificate (a Java .jks trust store must be exported first)")
-	}
-	t.RootCAs = pool
-	return t, nil
+	return t, err
 }
 
 func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {

@@ -87,10 +87,7 @@ func options(c *config.Config) *Options {
 	if o, ok := config.OptionsOf[Options](c); ok {
 		return o
 	}
-	o, err := config.DefaultOptions[Options](Keys())
-	if err != nil {
-		panic(err) // a default that does not parse; TestKeyDefaults catches it
-	}
+	o := config.OptionsOrDefaults[Options](c, Keys())
 	o.SessionPool = c.DataClients
 	return o
 }

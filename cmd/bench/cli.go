@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/adapters/elasticsearch"
 	"github.com/tsbench/tsbench/adapters/iotdb"
 	"github.com/tsbench/tsbench/adapters/null"
 	"github.com/tsbench/tsbench/adapters/sqlite"
@@ -47,7 +48,7 @@ func failedError(err error) error { return &exitError{exitFailed, err} }
 
 // registry is every database this build knows.
 func registry() adapters.Registry {
-	return adapters.Registry{sqlite.Driver(), iotdb.Driver(), null.Driver()}
+	return adapters.Registry{sqlite.Driver(), iotdb.Driver(), elasticsearch.Driver(), null.Driver()}
 }
 
 // version is set at build time with -ldflags "-X main.version=..."; else it

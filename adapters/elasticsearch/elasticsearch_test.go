@@ -1,0 +1,53 @@
+package elasticsearch
+
+import (
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/tsbench/tsbench/adapters/adaptertest"
+)
+
+// server returns the address in env (host:port) of a node the tests use.
+// scripts/test starts Elasticsearch and OpenSearch and sets TSBENCH_ES and
+// TSBENCH_OPENSEARCH; in CI a missing server fails the tests, elsewhere
+// they skip and say how to start one.
+func server(t *testing.T, env, script string) (host, port string) {
+	t.Helper()
+	addr := os.Getenv(env)
+	if addr == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set: CI must start the server with %s (scripts/test does)", env, script)
+		}
+		t.Skipf("no server: run %s, then %s=127.0.0.1:<port> go test ./adapters/elasticsearch", script, env)
+	}
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatalf("%s=%s: %v", env, addr, err)
+	}
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatalf("%s=%s is not reachable: %v (start it with %s)", env, addr, err, script)
+	}
+	c.Close()
+	return h, p
+}
+
+// TestConformance runs the suite every adapter passes against a real
+// Elasticsearch and a real OpenSearch.
+func TestConformance(t *testing.T) {
+	for _, s := range []struct{ name, env, script string }{
+		{"Elasticsearch", "TSBENCH_ES", "scripts/elasticsearch start"},
+		{"OpenSearch", "TSBENCH_OPENSEARCH", "ES_PORT=9201 scripts/opensearch start"},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			host, port := server(t, s.env, s.script)
+			adaptertest.Run(t, adaptertest.Target{
+				Driver:      Driver(),
+				Sets:        []string{"HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_conformance", "WRITE_OPERATION_TIMEOUT_MS=30000", "READ_OPERATION_TIMEOUT_MS=30000"},
+				Unreachable: []string{"HOST=127.0.0.1", "PORT=1"},
+			})
+		})
+	}
+}

@@ -1,0 +1,38 @@
+package elasticsearch
+
+import (
+	"github.com/tsbench/tsbench/config"
+)
+
+// Options are the Elasticsearch adapter's own keys.
+type Options struct {
+	Shards          int    // ES_SHARDS
+	Replicas        int    // ES_REPLICAS
+	RefreshInterval string // ES_REFRESH_INTERVAL
+	UseSSL          bool   // USE_SSL
+	CAFile          string // ES_CA_FILE
+	APIKey          string // ES_API_KEY (never printed)
+}
+
+// Keys is the Elasticsearch key set. Index layout keys change how the
+// server stores the data, not the workload, so none is part of the
+// fingerprint: comparing 1 shard with 5 is what compare is for.
+func Keys() *config.KeySet {
+	type O = Options
+	ks := config.NewKeySet[O]("Elasticsearch", "Elasticsearch and OpenSearch", []config.Key{
+		config.Int("ES_SHARDS", "1", 1, 1024, "1..1024", "Primary shards of each index (one index per group).", func(o *O) *int { return &o.Shards }),
+		config.Int("ES_REPLICAS", "0", 0, 16, "0..16", "Replicas of each index (0 on a single node, else the index stays yellow).", func(o *O) *int { return &o.Replicas }),
+		config.String("ES_REFRESH_INTERVAL", "1s", "index.refresh_interval of each index, e.g. 1s, 30s or -1 (off).", func(o *O) *string { return &o.RefreshInterval }),
+		config.Bool("USE_SSL", "false", "Connect over HTTPS (with ES_CA_FILE for a private CA).", func(o *O) *bool { return &o.UseSSL }),
+		config.String("ES_CA_FILE", "", "PEM file of the CA certificates to trust over HTTPS; empty trusts the system's CAs.", func(o *O) *string { return &o.CAFile }),
+		config.String("ES_API_KEY", "", "API key (the base64 id:key form) sent as `Authorization: ApiKey …` instead of USERNAME/PASSWORD. Never printed or saved.", func(o *O) *string { return &o.APIKey }).AsSecret(),
+	}, nil)
+	// The servers listen on 9200 and, as shipped, ask no login: IoTDB's
+	// root/root would be sent as basic auth and refused by a secured node.
+	ks.Defaults = map[string]string{"PORT": "9200", "USERNAME": "", "PASSWORD": ""}
+	return ks
+}
+
+// options returns the keys of a configuration (their defaults for one
+// loaded without them).
+func options(c *config.Config) *Options { return config.OptionsOrDefaults[Options](c, Keys()) }

@@ -34,6 +34,17 @@ type Adapter interface {
 	Close() error
 }
 
+// PartialWriteError is a Write that stored some of the batch and not the
+// rest (a bulk request whose items failed one by one): Failed points were
+// not stored, the others were. The runner counts both.
+type PartialWriteError struct {
+	Failed int64
+	Err    error
+}
+
+func (e *PartialWriteError) Error() string { return e.Err.Error() }
+func (e *PartialWriteError) Unwrap() error { return e.Err }
+
 // Flusher persists buffered writes (IoTDB FLUSH, SQLite WAL checkpoint).
 type Flusher interface {
 	Flush(ctx context.Context) error

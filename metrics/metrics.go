@@ -106,6 +106,21 @@ func (o *Op) Record(start time.Time, d time.Duration, points int64, err error) {
 	}
 }
 
+// RecordPartial adds one write that stored some of its points and not
+// others (a bulk with failed items): it is a failed operation whose stored
+// points still count as written, and whose failed points count as failed.
+func (o *Op) RecordPartial(start time.Time, d time.Duration, okPoints, failedPoints int64, err error) {
+	o.Record(start, d, failedPoints, err)
+	o.okPoints += okPoints
+	sec := int(start.Add(d).Sub(o.rec.start) / time.Second)
+	if sec >= 0 && okPoints > 0 {
+		for len(o.perSecond) <= sec {
+			o.perSecond = append(o.perSecond, 0)
+		}
+		o.perSecond[sec] += okPoints
+	}
+}
+
 // Snapshot is the merged record of one operation. Its JSON form holds the
 // histogram encoded (HdrHistogram V2, compressed, base64) so that records
 // from several clients, processes or machines merge exactly.

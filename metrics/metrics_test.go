@@ -118,3 +118,24 @@ func BenchmarkRecord(b *testing.B) {
 		op.Record(t0, d, 50000, nil)
 	}
 }
+
+// TestRecordPartial: a bulk that stored 80 points and failed 20 is one
+// failed operation, 80 written points and 20 failed points, and adds no
+// latency (a failed request's time is not a result).
+func TestRecordPartial(t *testing.T) {
+	t0 := time.Now()
+	rec := NewRecorder(t0)
+	op := rec.Op("INGESTION")
+	op.Record(t0, time.Millisecond, 100, nil)
+	op.RecordPartial(t0.Add(1500*time.Millisecond), time.Millisecond, 80, 20, errors.New("2 of 10 documents failed"))
+	s := rec.Snapshots()[0]
+	if s.OKOps != 1 || s.FailOps != 1 || s.OKPoints != 180 || s.FailPoints != 20 || s.Errors["2 of 10 documents failed"] != 1 {
+		t.Fatalf("snapshot %+v", s)
+	}
+	if len(s.PerSecond) != 2 || s.PerSecond[0] != 100 || s.PerSecond[1] != 80 {
+		t.Fatalf("per second %v", s.PerSecond)
+	}
+	if l := s.Latency(); l.Max != 1 {
+		t.Fatalf("latency %+v: the failed bulk must not be in it", l)
+	}
+}

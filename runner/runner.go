@@ -421,7 +421,15 @@ func (cl *client) write(ctx, limit context.Context) {
 			return // interrupted by the user, not failed by the database: not recorded
 		}
 		pts := b.Points()
-		cl.ops[Write].Record(start, d, pts, err)
+		var partial *adapters.PartialWriteError
+		switch {
+		case errors.As(err, &partial) && partial.Failed < pts:
+			// Some documents of a bulk were stored: they count as written.
+			cl.ops[Write].RecordPartial(start, d, pts-partial.Failed, partial.Failed, err)
+			cl.points.Add(pts - partial.Failed)
+		default:
+			cl.ops[Write].Record(start, d, pts, err)
+		}
 		if err == nil {
 			cl.points.Add(pts)
 			if last := b.Timestamps[b.Len()-1]; last > cl.recent {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/generator"
 )
 
@@ -70,7 +71,8 @@ func bulkError(b *generator.Batch, data []byte) error {
 			}
 		}
 	}
-	return fmt.Errorf("bulk of %s: %d of %d documents failed, the first with %s", b.Device.Name, failed, len(res.Items), first)
+	return &adapters.PartialWriteError{Failed: int64(failed) * int64(len(b.Columns)),
+		Err: fmt.Errorf("bulk of %s: %d of %d documents failed, the first with %s", b.Device.Name, failed, len(res.Items), first)}
 }
 
 // encodeBulk appends the NDJSON body of a batch to dst, with no allocation

@@ -1,0 +1,85 @@
+package elasticsearch
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/adapters/adaptertest"
+	"github.com/tsbench/tsbench/runner"
+)
+
+// secured is the address and CA file of the Elasticsearch that scripts/test
+// starts with ES_SECURITY=1: HTTPS, the file-realm user tsbench (password
+// tsbench-pass, all privileges on tsbench* indices) and the superuser elastic.
+func secured(t *testing.T) (host, port, ca string) {
+	t.Helper()
+	host, port = server(t, "TSBENCH_ES_SECURE", "ES_SECURITY=1 ES_PORT=9202 scripts/elasticsearch start")
+	ca = os.Getenv("TSBENCH_ES_SECURE_CA")
+	if ca == "" {
+		t.Fatal("TSBENCH_ES_SECURE_CA is not set: the CA file of the secured node (<state>/certs/ca.pem)")
+	}
+	return host, port, ca
+}
+
+// TestSecuredOverHTTPS runs the conformance suite as the file-realm user
+// over HTTPS with the CA file; a wrong password must fail at Open.
+func TestSecuredOverHTTPS(t *testing.T) {
+	host, port, ca := secured(t)
+	adaptertest.Run(t, adaptertest.Target{
+		Driver: Driver(),
+		Sets: []string{"HOST=" + host, "PORT=" + port, "USE_SSL=true", "ES_CA_FILE=" + ca, "USERNAME=tsbench", "PASSWORD=tsbench-pass",
+			"DB_NAME=tsbench_secure", "WRITE_OPERATION_TIMEOUT_MS=30000", "READ_OPERATION_TIMEOUT_MS=30000"},
+		BadCredentials: []string{"PASSWORD=not-the-password"},
+		Unreachable:    []string{"HOST=127.0.0.1", "PORT=1"},
+	})
+}
+
+// TestForbiddenIndexItemsFail: an index outside the user's role, created by
+// the superuser, answers each bulk item with 403 inside an HTTP 200 bulk:
+// every point must count as failed, with the server's reason.
+func TestForbiddenIndexItemsFail(t *testing.T) {
+	host, port, ca := secured(t)
+	base := []string{"HOST=" + host, "PORT=" + port, "USE_SSL=true", "ES_CA_FILE=" + ca, "DB_NAME=forbidden", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1",
+		"SENSOR_NUMBER=3", "LOOP=4", "BATCH_SIZE_PER_WRITE=10", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "INIT_WAIT_TIME=0", "RESULTS_DIR=" + t.TempDir()}
+	ctx := context.Background()
+	admin := adaptertest.Load(t, Driver(), append(base, "USERNAME=elastic", "PASSWORD=tsbench-elastic")...)
+	p, err := runner.NewPlan(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Driver().Open(ctx, adapters.Params{Config: admin, Schema: p.Schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	defer a.Cleanup(ctx)
+	if err := a.Cleanup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CreateSchema(ctx); err != nil {
+		t.Fatal(err)
+	}
+	user := adaptertest.Load(t, Driver(), append(base, "USERNAME=tsbench", "PASSWORD=tsbench-pass", "IS_DELETE_DATA=false", "CREATE_SCHEMA=false")...)
+	up, err := runner.NewPlan(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(ctx, up, ptr(Driver()), runner.Options{})
+	if err != nil || res.Stopped != nil {
+		t.Fatalf("run: %v %v", err, res.Stopped)
+	}
+	ing := res.Phases[0].Operations[0]
+	if ing.OKPoints != 0 || ing.FailPoints != 2*4*10*3 {
+		t.Fatalf("ok %d, failed %d points; want all %d failed", ing.OKPoints, ing.FailPoints, 2*4*10*3)
+	}
+	var msgs []string
+	for m := range ing.Errors {
+		msgs = append(msgs, m)
+	}
+	if !strings.Contains(strings.Join(msgs, "|"), "HTTP 403 security_exception") {
+		t.Fatalf("errors %v: want the server's 403 reason", msgs)
+	}
+}

@@ -73,6 +73,25 @@ type Reconnecter interface {
 	Reconnect(ctx context.Context) error
 }
 
+// ServerMetric is one node-level figure a database reports about itself,
+// named and measured as Rally names them ("Cumulative indexing time of
+// primary shards", min): the server's side of a benchmark.
+type ServerMetric struct {
+	Name  string
+	Unit  string
+	Value float64
+	// Counter marks a cumulative figure of the whole server (GC time, an
+	// ingest pipeline's count) whose change over the run is what counts;
+	// the others are read at the end of the run.
+	Counter bool
+}
+
+// MetricsReporter reports server metrics; the runner reads them before the
+// first measured phase and after the last.
+type MetricsReporter interface {
+	ServerMetrics(ctx context.Context) ([]ServerMetric, error)
+}
+
 // Versioner reports the server's version for the run record.
 type Versioner interface {
 	ServerVersion(ctx context.Context) (string, error)
@@ -180,7 +199,7 @@ func (d Driver) Validate(c *config.Config) config.Errors {
 // Capabilities says which optional interfaces a driver's adapters have, so
 // that configurations can be checked before connecting.
 type Capabilities struct {
-	Flush, ClearCache, Count, Answer, Version, Reconnect bool
+	Flush, ClearCache, Count, Answer, Version, Reconnect, ServerMetrics bool
 }
 
 // CapabilitiesOf inspects an adapter value.
@@ -191,7 +210,8 @@ func CapabilitiesOf(a Adapter) Capabilities {
 	_, ans := a.(Answerer)
 	_, v := a.(Versioner)
 	_, r := a.(Reconnecter)
-	return Capabilities{Flush: f, ClearCache: cc, Count: cnt, Answer: ans, Version: v, Reconnect: r}
+	_, sm := a.(MetricsReporter)
+	return Capabilities{Flush: f, ClearCache: cc, Count: cnt, Answer: ans, Version: v, Reconnect: r, ServerMetrics: sm}
 }
 
 // UnsupportedFamilies is a Check helper: it reports every query family with

@@ -135,6 +135,10 @@ type Comparison struct {
 	Baseline   Side
 	Contenders []Side
 	Rows       []Row
+	// ServerRows compare the database's own figures (Rally's node-level
+	// metrics): reported with their differences, never judged or gated,
+	// since a count or a size that changes is information, not a regression.
+	ServerRows []Row
 	Options    CompareOptions
 	Warnings   []string
 }
@@ -232,7 +236,50 @@ func Compare(base Side, contenders []Side, opt CompareOptions) *Comparison {
 		rank[m.Name] = i
 	}
 	sort.SliceStable(cmp.Rows, func(i, j int) bool { return rank[cmp.Rows[i].Key.Metric] < rank[cmp.Rows[j].Key.Metric] })
+	cmp.ServerRows = serverRows(base, contenders, opt)
 	return cmp
+}
+
+// serverRows compares the server metrics of the sides, in the order the
+// records list them. A metric a side does not report is "not reported",
+// not zero.
+func serverRows(base Side, contenders []Side, opt CompareOptions) []Row {
+	var order []string
+	units := map[string]string{}
+	cell := func(s Side, name string) Cell {
+		var c Cell
+		for _, r := range s.Runs {
+			for _, m := range r.ServerMetrics {
+				if m.Name == name {
+					c.Values = append(c.Values, m.Value)
+				}
+			}
+		}
+		if len(c.Values) > 0 {
+			c.OK, c.Median = true, median(c.Values)
+		}
+		return c
+	}
+	for _, s := range append([]Side{base}, contenders...) {
+		for _, r := range s.Runs {
+			for _, m := range r.ServerMetrics {
+				if _, seen := units[m.Name]; !seen {
+					order = append(order, m.Name)
+				}
+				units[m.Name] = m.Unit
+			}
+		}
+	}
+	var rows []Row
+	for _, name := range order {
+		m := Metric{Name: name, Unit: units[name], Direction: Neutral}
+		row := Row{Key: Key{Metric: name, Phase: "server"}, Metric: m, Baseline: cell(base, name)}
+		for _, c := range contenders {
+			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(c, name), opt))
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // TooFewRuns is the verdict when the sides have too few runs for a test
@@ -420,7 +467,28 @@ func (c *Comparison) RallyTables() []Table {
 		t.Rows = append(t.Rows, c.geomeanRow(last, g))
 	}
 	t.Notes = c.notes()
-	return []Table{t}
+	out := []Table{t}
+	if len(c.ServerRows) > 0 {
+		sh := []string{"Metric", "Baseline (" + c.Baseline.Label + ")"}
+		for _, s := range c.Contenders {
+			sh = append(sh, "Contender ("+s.Label+")", "Diff", "Unit", "Diff %", "Ratio", "Note")
+		}
+		st := Table{Title: fmt.Sprintf("Server metrics: %s vs %s", c.Baseline.Label, contenderLabels(c.Contenders)), Header: sh,
+			Notes: []string{"Server metrics are the database's own figures (medians over the runs), shown for reading, not judged."}}
+		for _, r := range c.ServerRows {
+			row := []string{r.Key.Metric, cellText(r.Baseline)}
+			for _, ch := range r.Contender {
+				diff := "-"
+				if r.Baseline.OK && ch.OK {
+					diff = num(ch.Diff)
+				}
+				row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, pct(ch.DiffPct), ratio(ch.Ratio), ch.Note)
+			}
+			st.Rows = append(st.Rows, row)
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 func (c *Comparison) geomeanRow(metric string, g map[string][]struct {
@@ -697,7 +765,7 @@ func (c *Comparison) JSON() any {
 	for _, s := range c.Contenders {
 		out.Contenders = append(out.Contenders, side(s))
 	}
-	for _, r := range c.Rows {
+	for _, r := range append(append([]Row(nil), c.Rows...), c.ServerRows...) {
 		rj := rowJSON{Metric: r.Key.Metric, Unit: r.Metric.Unit, Direction: r.Metric.Direction.String(), Phase: r.Key.Phase, Operation: r.Key.Op, Baseline: r.Baseline}
 		for _, ch := range r.Contender {
 			both := r.Baseline.OK && ch.OK

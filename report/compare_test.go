@@ -212,3 +212,35 @@ func TestSeveralContenders(t *testing.T) {
 		t.Fatal("the baseline column must appear once per round")
 	}
 }
+
+// TestServerMetricsCompared: node metrics are compared by their medians,
+// never judged, and a metric one side does not report is said so, not 0.
+func TestServerMetricsCompared(t *testing.T) {
+	order := []string{"INGESTION"}
+	b := side("base", 1, 3, map[string]float64{"INGESTION": 5}, order)
+	c := side("cont", 2, 3, map[string]float64{"INGESTION": 5}, order)
+	for i, r := range b.Runs {
+		r.ServerMetrics = []ServerMetric{{Name: "Cumulative indexing time of primary shards", Value: float64(2 + i), Unit: "min"}, {Name: "Segment count", Value: 10}}
+	}
+	for _, r := range c.Runs {
+		r.ServerMetrics = []ServerMetric{{Name: "Cumulative indexing time of primary shards", Value: 6, Unit: "min"}}
+	}
+	cmp := Compare(b, []Side{c}, opts)
+	if len(cmp.ServerRows) != 2 {
+		t.Fatalf("server rows %+v", cmp.ServerRows)
+	}
+	it := cmp.ServerRows[0]
+	if it.Baseline.Median != 3 || it.Contender[0].Median != 6 || it.Contender[0].Ratio != 2 || it.Contender[0].Verdict != "" {
+		t.Fatalf("indexing time row %+v", it)
+	}
+	if seg := cmp.ServerRows[1]; seg.Contender[0].OK || seg.Contender[0].Note != "missing in the contender" {
+		t.Fatalf("segment count row %+v", seg)
+	}
+	if len(cmp.Regressions(1)) != 0 {
+		t.Fatal("a server metric must never fail the gate")
+	}
+	tables := cmp.RallyTables()
+	if len(tables) != 2 || tables[1].Rows[0][0] != "Cumulative indexing time of primary shards" || tables[1].Rows[1][2] != "-" {
+		t.Fatalf("tables %+v", tables[len(tables)-1])
+	}
+}

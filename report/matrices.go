@@ -94,6 +94,16 @@ func RunTables(rec *Record) []Table {
 	for _, g := range PhaseGroups(rec) {
 		out = append(out, PhaseTables(g)...)
 	}
+	if len(rec.ServerMetrics) > 0 || rec.ServerMetricsError != "" {
+		t := Table{Title: "Server metrics", Header: []string{"Metric", "Value", "Unit"}}
+		for _, m := range rec.ServerMetrics {
+			t.Rows = append(t.Rows, []string{m.Name, num(m.Value), m.Unit})
+		}
+		if rec.ServerMetricsError != "" {
+			t.Notes = []string{"Server metrics could not be read: " + rec.ServerMetricsError}
+		}
+		out = append(out, t)
+	}
 	if rec.Verify != nil {
 		v := Table{Title: "Verify", Header: []string{"Device", "expected", "found", "error"}}
 		for _, m := range rec.Verify.Mismatches {

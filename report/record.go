@@ -49,6 +49,17 @@ type Record struct {
 	Steps        []Step            `json:"steps,omitempty"`
 	Phases       []Phase           `json:"phases"`
 	Verify       *Verify           `json:"verify,omitempty"`
+	// ServerMetrics are the database's own figures over the run, where its
+	// adapter reports them (Elasticsearch's node statistics).
+	ServerMetrics      []ServerMetric `json:"server_metrics,omitempty"`
+	ServerMetricsError string         `json:"server_metrics_error,omitempty"`
+}
+
+// ServerMetric is one node-level figure, named as Rally names it.
+type ServerMetric struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit,omitempty"`
 }
 
 // Tool identifies the tsbench build.

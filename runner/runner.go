@@ -65,6 +65,11 @@ type Result struct {
 	Steps             []Step
 	Phases            []Phase
 	Verify            []DeviceCount // nil unless VERIFY
+	// ServerMetrics are the database's own figures over the run (its
+	// MetricsReporter): counters as their change, the rest as read at the end.
+	ServerMetrics []adapters.ServerMetric
+	// ServerMetricsErr says why they could not be read, if they could not.
+	ServerMetricsErr error
 	// Stopped says why the run ended before its plan was done (a signal, a
 	// failed step); nil for a complete run.
 	Stopped error
@@ -115,12 +120,54 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 
 	w := walker{p: p, a: a, drv: drv, opts: opts, res: res,
 		lc: lifecycle{c: c, a: a, drv: drv, log: opts.Log, res: res}}
+	mr, _ := a.(adapters.MetricsReporter)
+	var before []adapters.ServerMetric
+	measuring := false
 	for _, st := range p.Steps {
+		measured := st.Kind != StepCleanup && st.Kind != StepSchema && st.Kind != StepVerify
+		if mr != nil && measured && !measuring {
+			measuring = true
+			before, res.ServerMetricsErr = w.serverMetrics(ctx, mr)
+		}
+		if mr != nil && st.Kind == StepVerify && measuring {
+			w.finishServerMetrics(ctx, mr, before)
+			measuring = false
+		}
 		if !w.do(ctx, st) {
 			break
 		}
 	}
+	if mr != nil && measuring {
+		w.finishServerMetrics(ctx, mr, before)
+	}
 	return res, nil
+}
+
+func (w *walker) serverMetrics(ctx context.Context, mr adapters.MetricsReporter) ([]adapters.ServerMetric, error) {
+	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(w.p.Config.ReadTimeoutMS)*time.Millisecond)
+	defer cancel()
+	return mr.ServerMetrics(mctx)
+}
+
+// finishServerMetrics reads the metrics after the measured phases: a
+// counter becomes its change since before (its value when the server was
+// restarted in between and the counter began again), the rest stay as read.
+func (w *walker) finishServerMetrics(ctx context.Context, mr adapters.MetricsReporter, before []adapters.ServerMetric) {
+	after, err := w.serverMetrics(ctx, mr)
+	if err != nil {
+		w.res.ServerMetricsErr = err
+		return
+	}
+	start := map[string]float64{}
+	for _, m := range before {
+		start[m.Name] = m.Value
+	}
+	for i, m := range after {
+		if b, ok := start[m.Name]; ok && m.Counter && m.Value >= b {
+			after[i].Value = m.Value - b
+		}
+	}
+	w.res.ServerMetrics = after
 }
 
 // walker carries what Run's steps share.

@@ -43,7 +43,7 @@ func Driver() adapters.Driver {
 		Aliases:     []string{"OpenSearch", "ES"},
 		Description: "Elasticsearch 6.8–9.x and OpenSearch 2.x–3.x over the REST API (HOST, PORT 9200)",
 		Keys:        Keys(),
-		Can:         adapters.Capabilities{Flush: true, ClearCache: true, Count: true, Answer: true, Version: true, Reconnect: true},
+		Can:         adapters.Capabilities{Flush: true, ClearCache: true, Count: true, Answer: true, Version: true, Reconnect: true, ServerMetrics: true},
 		Address:     func(c *config.Config) []string { return baseURLs(c, options(c)) },
 		Check:       check,
 		Open:        open,

@@ -336,6 +336,12 @@ func buildRecord(l *config.Loaded, plan *runner.Plan, drv *adapters.Driver, res 
 	if res.Verify != nil {
 		rec.Verify = verifyRecord(res.Verify)
 	}
+	for _, m := range res.ServerMetrics {
+		rec.ServerMetrics = append(rec.ServerMetrics, report.ServerMetric{Name: m.Name, Value: m.Value, Unit: m.Unit})
+	}
+	if res.ServerMetricsErr != nil {
+		rec.ServerMetricsError = res.ServerMetricsErr.Error()
+	}
 	return rec
 }
 

@@ -24,6 +24,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +62,17 @@ func check(c *config.Config) config.Errors {
 		// Aggregations compute in doubles: nanosecond epochs (~1.6e18) lose
 		// their last digits, so group-by windows would be wrong.
 		errs = append(errs, &config.Error{Key: "TIMESTAMP_PRECISION", Value: "ns", Msg: "is not supported by the Elasticsearch adapter (its aggregations compute timestamps as doubles)", Valid: "ms or us"})
+	}
+	if o.PipelineFile != "" && o.Pipeline == "" {
+		errs = append(errs, &config.Error{Key: "ES_PIPELINE_FILE", Value: o.PipelineFile, Msg: "is set but ES_PIPELINE, the pipeline's name, is empty", Valid: "ES_PIPELINE=<name> with it, or no file"})
+	}
+	if o.PipelineFile != "" {
+		if _, err := os.ReadFile(o.PipelineFile); err != nil {
+			errs = append(errs, &config.Error{Key: "ES_PIPELINE_FILE", Value: o.PipelineFile, Msg: "cannot be read", Valid: "a readable file with the pipeline's JSON body"})
+		}
+	}
+	if o.AliasesPerIndex > 0 && o.ExtraIndices == 0 {
+		errs = append(errs, &config.Error{Key: "ES_ALIASES_PER_INDEX", Value: fmt.Sprint(o.AliasesPerIndex), Msg: "gives aliases to extra indices, but ES_EXTRA_INDICES is 0", Valid: "0, or ES_EXTRA_INDICES ≥ 1"})
 	}
 	if o.UseSSL {
 		if _, err := tlsConfig(o); err != nil {
@@ -105,9 +118,10 @@ type Adapter struct {
 	major        int
 	typed        bool // 6.x: a mapping type in mappings and bulk metadata
 
-	indices []string // index name by group index
-	actions [][]byte // the bulk action line by group index
-	bufs    sync.Pool
+	indices  []string // index name by group index
+	actions  [][]byte // the bulk action line by group index
+	bulkPath string   // /_bulk, with ES_PIPELINE
+	bufs     sync.Pool
 }
 
 var (
@@ -151,6 +165,10 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 	if err := a.detect(ctx); err != nil {
 		tr.CloseIdleConnections()
 		return nil, err
+	}
+	a.bulkPath = "/_bulk"
+	if o.Pipeline != "" {
+		a.bulkPath += "?pipeline=" + url.QueryEscape(o.Pipeline)
 	}
 	for _, idx := range a.indices {
 		line := `{"index":{"_index":"` + idx + `"}}` + "\n"
@@ -329,7 +347,7 @@ func (a *Adapter) Cleanup(ctx context.Context) error {
 	if err := a.do(ctx, http.MethodDelete, "/"+a.allIndices()+"?ignore_unavailable=true", nil, nil); err != nil {
 		return fmt.Errorf("delete indices %s: %w", a.allIndices(), err)
 	}
-	return nil
+	return a.deleteExtras(ctx)
 }
 
 var esType = map[generator.DataType]string{
@@ -374,7 +392,10 @@ func (a *Adapter) CreateSchema(ctx context.Context) error {
 			return fmt.Errorf("create index %s: the cluster did not acknowledge it", idx)
 		}
 	}
-	return nil
+	if err := a.createPipeline(ctx); err != nil {
+		return err
+	}
+	return a.createExtraIndices(ctx)
 }
 
 // Flush makes every write searchable (_refresh) and durable (_flush).

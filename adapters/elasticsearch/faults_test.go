@@ -124,3 +124,7 @@ func TestServerStoppedMidIngest(t *testing.T) {
 		t.Fatalf("want writes that succeeded, then failures counted, and an end well within TEST_MAX_TIME; got %d ok, %d failed in %v", ing.OKOps, ing.FailOps, el)
 	}
 }
+
+func adaptersParams(p *runner.Plan) adapters.Params {
+	return adapters.Params{Config: p.Config, Schema: p.Schema}
+}

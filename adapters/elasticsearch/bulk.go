@@ -85,6 +85,10 @@ func (a *Adapter) encodeBulk(dst []byte, b *generator.Batch) []byte {
 		dst = appendJSONString(dst, b.Device.Name)
 		dst = append(dst, `,"ts":`...)
 		dst = strconv.AppendInt(dst, ts, 10)
+		if a.tsds {
+			dst = append(dst, `,"@timestamp":`...)
+			dst = strconv.AppendInt(dst, ts, 10)
+		}
 		for j := range b.Columns {
 			c := &b.Columns[j]
 			dst = append(dst, ',')

@@ -63,6 +63,9 @@ func check(c *config.Config) config.Errors {
 		// their last digits, so group-by windows would be wrong.
 		errs = append(errs, &config.Error{Key: "TIMESTAMP_PRECISION", Value: "ns", Msg: "is not supported by the Elasticsearch adapter (its aggregations compute timestamps as doubles)", Valid: "ms or us"})
 	}
+	if o.IndexMode == "time_series" && c.TimestampPrecision != "ms" {
+		errs = append(errs, &config.Error{Key: "ES_INDEX_MODE", Value: o.IndexMode, Msg: "needs TIMESTAMP_PRECISION=ms: a time series index keeps @timestamp as a date in milliseconds", Valid: "standard, or TIMESTAMP_PRECISION=ms"})
+	}
 	if o.PipelineFile != "" && o.Pipeline == "" {
 		errs = append(errs, &config.Error{Key: "ES_PIPELINE_FILE", Value: o.PipelineFile, Msg: "is set but ES_PIPELINE, the pipeline's name, is empty", Valid: "ES_PIPELINE=<name> with it, or no file"})
 	}
@@ -117,6 +120,7 @@ type Adapter struct {
 	version      string
 	major        int
 	typed        bool // 6.x: a mapping type in mappings and bulk metadata
+	tsds         bool // ES_INDEX_MODE=time_series
 
 	indices  []string // index name by group index
 	actions  [][]byte // the bulk action line by group index
@@ -165,6 +169,18 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 	if err := a.detect(ctx); err != nil {
 		tr.CloseIdleConnections()
 		return nil, err
+	}
+	if o.IndexMode == "time_series" {
+		minor := 0
+		if _, rest, ok := strings.Cut(a.version, "."); ok {
+			m, _, _ := strings.Cut(rest, ".")
+			minor, _ = strconv.Atoi(m)
+		}
+		if a.distribution != "elasticsearch" || a.major < 8 || a.major == 8 && minor < 7 {
+			tr.CloseIdleConnections()
+			return nil, fmt.Errorf("ES_INDEX_MODE=time_series needs Elasticsearch 8.7 or newer; %s %s has no time series indices (use ES_INDEX_MODE=standard)", a.name(), a.version)
+		}
+		a.tsds = true
 	}
 	a.bulkPath = "/_bulk"
 	if o.Pipeline != "" {
@@ -363,14 +379,28 @@ func (a *Adapter) CreateSchema(ctx context.Context) error {
 	for _, s := range a.schema.Sensors {
 		props[s.Name] = map[string]any{"type": esType[s.Type]}
 	}
+	settings := map[string]any{"number_of_shards": a.opts.Shards, "number_of_replicas": a.opts.Replicas, "refresh_interval": a.opts.RefreshInterval}
+	if a.tsds {
+		// A time series index routes by its dimension and accepts only
+		// documents inside its time bounds: from START_TIME to past the last
+		// row LOOP batches can write (an hour's margin on both sides).
+		props["device"] = map[string]any{"type": "keyword", "time_series_dimension": true}
+		props["@timestamp"] = map[string]any{"type": "date"}
+		c := a.cfg
+		first := c.StartUnits()
+		last := first + (c.Loop*int64(c.BatchSize)+1)*c.PointStep
+		const hour = int64(3600 * 1000)
+		settings["mode"] = "time_series"
+		settings["routing_path"] = []string{"device"}
+		settings["time_series"] = map[string]any{"start_time": time.UnixMilli(first - hour).UTC().Format(time.RFC3339), "end_time": time.UnixMilli(last + hour).UTC().Format(time.RFC3339)}
+	}
 	mapping := map[string]any{"dynamic": "strict", "properties": props}
 	var mappings any = mapping
 	if a.typed {
 		mappings = map[string]any{"_doc": mapping}
 	}
 	body, err := json.Marshal(map[string]any{
-		"settings": map[string]any{"index": map[string]any{
-			"number_of_shards": a.opts.Shards, "number_of_replicas": a.opts.Replicas, "refresh_interval": a.opts.RefreshInterval}},
+		"settings": map[string]any{"index": settings},
 		"mappings": mappings,
 	})
 	if err != nil {

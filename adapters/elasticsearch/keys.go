@@ -16,6 +16,7 @@ type Options struct {
 	PipelineFile    string // ES_PIPELINE_FILE
 	ExtraIndices    int    // ES_EXTRA_INDICES
 	AliasesPerIndex int    // ES_ALIASES_PER_INDEX
+	IndexMode       string // ES_INDEX_MODE
 }
 
 // Keys is the Elasticsearch key set. Index layout keys change how the
@@ -24,6 +25,7 @@ type Options struct {
 func Keys() *config.KeySet {
 	type O = Options
 	ks := config.NewKeySet[O]("Elasticsearch", "Elasticsearch and OpenSearch", []config.Key{
+		config.Enum("ES_INDEX_MODE", "standard", []string{"standard", "time_series"}, "Index mode: standard, or time_series (a time series index, TSDS: Elasticsearch 8.7 or newer; `device` is its dimension, `@timestamp` a copy of `ts`; TIMESTAMP_PRECISION=ms).", func(o *O) *string { return &o.IndexMode }),
 		config.Int("ES_SHARDS", "1", 1, 1024, "1..1024", "Primary shards of each index (one index per group).", func(o *O) *int { return &o.Shards }),
 		config.Int("ES_REPLICAS", "0", 0, 16, "0..16", "Replicas of each index (0 on a single node, else the index stays yellow).", func(o *O) *int { return &o.Replicas }),
 		config.String("ES_REFRESH_INTERVAL", "1s", "index.refresh_interval of each index, e.g. 1s, 30s or -1 (off).", func(o *O) *string { return &o.RefreshInterval }),

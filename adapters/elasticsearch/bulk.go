@@ -60,19 +60,24 @@ func bulkError(b *generator.Batch, data []byte) error {
 	if !res.Errors {
 		return nil
 	}
+	// With filter_path the items of documents that were stored may be
+	// left out: count the failed ones against the batch's rows.
 	failed, first := 0, ""
 	for _, it := range res.Items {
 		for _, r := range it {
-			if r.Status/100 != 2 {
+			if r.Error.Type != "" || r.Status/100 > 2 {
 				failed++
 				if first == "" {
-					first = fmt.Sprintf("HTTP %d %s: %s", r.Status, r.Error.Type, r.Error.Reason)
+					first = r.Error.Type + ": " + r.Error.Reason
+					if r.Status != 0 {
+						first = fmt.Sprintf("HTTP %d %s", r.Status, first)
+					}
 				}
 			}
 		}
 	}
 	return &adapters.PartialWriteError{Failed: int64(failed) * int64(len(b.Columns)),
-		Err: fmt.Errorf("bulk of %s: %d of %d documents failed, the first with %s", b.Device.Name, failed, len(res.Items), first)}
+		Err: fmt.Errorf("bulk of %s: %d of %d documents failed, the first with %s", b.Device.Name, failed, b.Len(), first)}
 }
 
 // encodeBulk appends the NDJSON body of a batch to dst, with no allocation

@@ -19,9 +19,11 @@ type Options struct {
 	IndexMode       string // ES_INDEX_MODE
 }
 
-// Keys is the Elasticsearch key set. Index layout keys change how the
-// server stores the data, not the workload, so none is part of the
-// fingerprint: comparing 1 shard with 5 is what compare is for.
+// Keys is the Elasticsearch key set. Its keys change how the server stores
+// and processes the data (shards, index mode, an ingest pipeline, extra
+// indices), not the data or the queries, so none is part of the workload
+// fingerprint: comparing 1 shard with 5, or a processor with an empty
+// pipeline, is what compare is for.
 func Keys() *config.KeySet {
 	type O = Options
 	ks := config.NewKeySet[O]("Elasticsearch", "Elasticsearch and OpenSearch", []config.Key{
@@ -32,10 +34,10 @@ func Keys() *config.KeySet {
 		config.Bool("USE_SSL", "false", "Connect over HTTPS (with ES_CA_FILE for a private CA).", func(o *O) *bool { return &o.UseSSL }),
 		config.String("ES_CA_FILE", "", "PEM file of the CA certificates to trust over HTTPS; empty trusts the system's CAs.", func(o *O) *string { return &o.CAFile }),
 		config.String("ES_API_KEY", "", "API key (the base64 id:key form) sent as `Authorization: ApiKey …` instead of USERNAME/PASSWORD. Never printed or saved.", func(o *O) *string { return &o.APIKey }).AsSecret(),
-		config.String("ES_PIPELINE", "", "Ingest pipeline every bulk goes through (`?pipeline=`), to compare a processor with an empty pipeline. With ES_PIPELINE_FILE tsbench creates it before the run and deletes it in cleanup; without, it must exist.", func(o *O) *string { return &o.Pipeline }).AsWorkload(),
+		config.String("ES_PIPELINE", "", "Ingest pipeline every bulk goes through (`?pipeline=`), to compare a processor with an empty pipeline. With ES_PIPELINE_FILE tsbench creates it before the run and deletes it in cleanup; without, it must exist.", func(o *O) *string { return &o.Pipeline }),
 		config.String("ES_PIPELINE_FILE", "", "JSON body of ES_PIPELINE (`{\"description\": …, \"processors\": […]}`), created with PUT _ingest/pipeline/<ES_PIPELINE>.", func(o *O) *string { return &o.PipelineFile }),
-		config.Int("ES_EXTRA_INDICES", "0", 0, 100000, "0..100000", "Empty indices (one shard, no replica) created beside the benchmark's, as clusters with many indices have; deleted in cleanup.", func(o *O) *int { return &o.ExtraIndices }).AsWorkload(),
-		config.Int("ES_ALIASES_PER_INDEX", "0", 0, 100, "0..100", "Aliases of each extra index.", func(o *O) *int { return &o.AliasesPerIndex }).AsWorkload(),
+		config.Int("ES_EXTRA_INDICES", "0", 0, 100000, "0..100000", "Empty indices (one shard, no replica) created beside the benchmark's, as clusters with many indices have; deleted in cleanup.", func(o *O) *int { return &o.ExtraIndices }),
+		config.Int("ES_ALIASES_PER_INDEX", "0", 0, 100, "0..100", "Aliases of each extra index.", func(o *O) *int { return &o.AliasesPerIndex }),
 	}, nil)
 	// The servers listen on 9200 and, as shipped, ask no login: IoTDB's
 	// root/root would be sent as basic auth and refused by a secured node.

@@ -79,7 +79,7 @@ func TestForbiddenIndexItemsFail(t *testing.T) {
 	for m := range ing.Errors {
 		msgs = append(msgs, m)
 	}
-	if !strings.Contains(strings.Join(msgs, "|"), "HTTP 403 security_exception") {
+	if !strings.Contains(strings.Join(msgs, "|"), "security_exception") {
 		t.Fatalf("errors %v: want the server's 403 reason", msgs)
 	}
 }

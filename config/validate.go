@@ -75,6 +75,9 @@ func Validate(c *Config) Errors {
 	case "":
 		add("QUERY_AGGREGATE_FUN", "", "is empty", "count, sum, avg, max_value, min_value")
 	}
+	if c.TargetThroughput > 0 && c.OpMinIntervalMS != 0 {
+		add("TARGET_THROUGHPUT", fmt.Sprint(c.TargetThroughput), fmt.Sprintf("and OP_MIN_INTERVAL=%d both pace the operations", c.OpMinIntervalMS), "one of them: TARGET_THROUGHPUT=0 or OP_MIN_INTERVAL=0")
+	}
 	if c.BenchmarkIndex > 0 && !c.BenchmarkCluster {
 		add("BENCHMARK_INDEX", itoa(c.BenchmarkIndex), "has no effect without BENCHMARK_CLUSTER=true", "0, or set BENCHMARK_CLUSTER=true")
 	}

@@ -58,7 +58,11 @@ type Op struct {
 	sumMicros, min, max              int64
 	hist                             *hdrhistogram.Histogram // created on first success
 	perSecond                        []int64                 // ok points by completion second
-	errors                           map[string]int64        // failure messages and how often
+	// Service time, recorded only by RecordWaited (a run with a schedule):
+	// the request's own time, without its wait behind the schedule.
+	svcSum, svcMin, svcMax int64
+	svcHist                *hdrhistogram.Histogram
+	errors                 map[string]int64 // failure messages and how often
 }
 
 // maxErrorKinds bounds the distinct failure messages kept per operation, so
@@ -106,6 +110,27 @@ func (o *Op) Record(start time.Time, d time.Duration, points int64, err error) {
 	}
 }
 
+// RecordWaited adds one operation of a scheduled run: it was due at
+// start-wait, was issued at start and took service. Its latency is
+// wait+service, as Rally counts it (the time it waited behind the schedule
+// included); its service time, the request's own, goes into a histogram of
+// its own. A failed operation has neither.
+func (o *Op) RecordWaited(start time.Time, service, wait time.Duration, points int64, err error) {
+	o.Record(start.Add(-wait), wait+service, points, err)
+	if err != nil {
+		return
+	}
+	us := min(max(int64(service/time.Microsecond), lowestMicros), highestMicros)
+	if o.svcHist == nil {
+		o.svcHist = newHistogram()
+		o.svcMin = math.MaxInt64
+	}
+	_ = o.svcHist.RecordValue(us)
+	o.svcSum += us
+	o.svcMin = min(o.svcMin, us)
+	o.svcMax = max(o.svcMax, us)
+}
+
 // RecordPartial adds one write that stored some of its points and not
 // others (a bulk with failed items): it is a failed operation whose stored
 // points still count as written, and whose failed points count as failed.
@@ -137,8 +162,15 @@ type Snapshot struct {
 	PerSecond  []int64 `json:"points_per_second,omitempty"`
 	// Errors counts failures by message (at most a few distinct messages).
 	Errors map[string]int64 `json:"errors,omitempty"`
+	// Service time of a scheduled run (TARGET_THROUGHPUT): the requests' own
+	// time; the latency fields above then include the wait behind the
+	// schedule. Absent otherwise, where the two are the same.
+	ServiceSumMicros int64  `json:"service_time_sum_us,omitempty"`
+	ServiceMinMicros int64  `json:"service_time_min_us,omitempty"`
+	ServiceMaxMicros int64  `json:"service_time_max_us,omitempty"`
+	ServiceHistogram string `json:"service_time_histogram,omitempty"`
 
-	hist *hdrhistogram.Histogram
+	hist, svcHist *hdrhistogram.Histogram
 }
 
 // Snapshots returns every operation of the recorder.
@@ -156,6 +188,10 @@ func (r *Recorder) Snapshots() []*Snapshot {
 		if o.okOps > 0 {
 			s.MinMicros, s.MaxMicros = o.min, o.max
 			s.hist = o.hist.Clone()
+		}
+		if o.svcHist != nil {
+			s.ServiceSumMicros, s.ServiceMinMicros, s.ServiceMaxMicros = o.svcSum, o.svcMin, o.svcMax
+			s.svcHist = o.svcHist.Clone()
 		}
 		out = append(out, s)
 	}
@@ -193,6 +229,16 @@ func (m *Snapshot) add(s *Snapshot) {
 			m.hist.Merge(h)
 		}
 	}
+	if h := s.serviceHistogram(); h != nil {
+		if m.svcHist == nil {
+			m.svcHist = newHistogram()
+			m.ServiceMinMicros = s.ServiceMinMicros
+		}
+		m.svcHist.Merge(h)
+		m.ServiceMinMicros = min(m.ServiceMinMicros, s.ServiceMinMicros)
+		m.ServiceMaxMicros = max(m.ServiceMaxMicros, s.ServiceMaxMicros)
+		m.ServiceSumMicros += s.ServiceSumMicros
+	}
 	m.OKOps += s.OKOps
 	m.OKPoints += s.OKPoints
 	m.FailOps += s.FailOps
@@ -223,17 +269,63 @@ func (s *Snapshot) histogram() *hdrhistogram.Histogram {
 	return s.hist
 }
 
-// Encode fills the Histogram field from the in-memory histogram, for saving.
+// serviceHistogram returns the decoded service-time histogram, nil for a
+// run without a schedule.
+func (s *Snapshot) serviceHistogram() *hdrhistogram.Histogram {
+	if s.svcHist == nil && s.ServiceHistogram != "" {
+		raw, err := base64.StdEncoding.DecodeString(s.ServiceHistogram)
+		if err == nil {
+			s.svcHist, _ = hdrhistogram.Decode(raw)
+		}
+	}
+	return s.svcHist
+}
+
+// Encode fills the histogram fields from the in-memory histograms, for saving.
 func (s *Snapshot) Encode() error {
-	if s.hist == nil {
-		return nil
+	for _, h := range []struct {
+		hist *hdrhistogram.Histogram
+		dst  *string
+		what string
+	}{{s.hist, &s.Histogram, "latency"}, {s.svcHist, &s.ServiceHistogram, "service time"}} {
+		if h.hist == nil {
+			continue
+		}
+		raw, err := h.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			return fmt.Errorf("encode %s histogram of %s: %w", h.what, s.Operation, err)
+		}
+		*h.dst = base64.StdEncoding.EncodeToString(raw)
 	}
-	raw, err := s.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return fmt.Errorf("encode latency histogram of %s: %w", s.Operation, err)
-	}
-	s.Histogram = base64.StdEncoding.EncodeToString(raw)
 	return nil
+}
+
+// ServiceTime summarises the service times of a scheduled run, like
+// Latency; false when the run had no schedule (latency is service time).
+func (s *Snapshot) ServiceTime() (Latency, bool) {
+	h := s.serviceHistogram()
+	if s.OKOps == 0 || h == nil {
+		return Latency{}, false
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	p := func(q float64) float64 {
+		return ms(min(max(h.ValueAtPercentile(q), s.ServiceMinMicros), s.ServiceMaxMicros))
+	}
+	return Latency{
+		Avg: float64(s.ServiceSumMicros) / float64(s.OKOps) / 1000, Min: ms(s.ServiceMinMicros),
+		P10: p(10), P25: p(25), Median: p(50), P75: p(75), P90: p(90), P95: p(95), P99: p(99), P999: p(99.9),
+		Max: ms(s.ServiceMaxMicros),
+	}, true
+}
+
+// ServicePercentile returns the service-time percentile q in milliseconds;
+// false when the run had no schedule.
+func (s *Snapshot) ServicePercentile(q float64) (float64, bool) {
+	h := s.serviceHistogram()
+	if s.OKOps == 0 || h == nil {
+		return 0, false
+	}
+	return float64(min(max(h.ValueAtPercentile(q), s.ServiceMinMicros), s.ServiceMaxMicros)) / 1000, true
 }
 
 // Latency is the latency summary of the Latency Matrix, in milliseconds.

@@ -139,3 +139,42 @@ func TestRecordPartial(t *testing.T) {
 		t.Fatalf("latency %+v: the failed bulk must not be in it", l)
 	}
 }
+
+// TestRecordWaited: in a scheduled run latency includes the wait behind the
+// schedule and service time does not; both survive encoding and merging.
+func TestRecordWaited(t *testing.T) {
+	t0 := time.Now()
+	a, b := NewRecorder(t0), NewRecorder(t0)
+	a.Op("Q").RecordWaited(t0, 2*time.Millisecond, 0, 1, nil)
+	a.Op("Q").RecordWaited(t0, 4*time.Millisecond, 6*time.Millisecond, 1, nil)
+	b.Op("Q").RecordWaited(t0, 3*time.Millisecond, 30*time.Millisecond, 1, nil)
+	b.Op("Q").RecordWaited(t0, time.Second, 0, 1, errors.New("timeout"))
+	var parts [][]*Snapshot
+	for _, r := range []*Recorder{a, b} {
+		snaps := r.Snapshots()
+		for _, s := range snaps {
+			if err := s.Encode(); err != nil {
+				t.Fatal(err)
+			}
+			s.hist, s.svcHist = nil, nil // as read back from a record
+		}
+		parts = append(parts, snaps)
+	}
+	s := Merge(parts...)[0]
+	l := s.Latency()
+	st, ok := s.ServiceTime()
+	if !ok || s.OKOps != 3 || s.FailOps != 1 {
+		t.Fatalf("snapshot %+v", s)
+	}
+	if l.Max != 33 || l.Min != 2 || st.Max != 4 || st.Min != 2 || st.Avg != 3 {
+		t.Fatalf("latency %+v, service time %+v: latency must include the waits (10 and 33 ms), service time not", l, st)
+	}
+	if p, ok := s.ServicePercentile(100); !ok || p != 4 {
+		t.Fatalf("service P100 %g %v", p, ok)
+	}
+	plain := NewRecorder(t0)
+	plain.Op("Q").Record(t0, time.Millisecond, 1, nil)
+	if _, ok := plain.Snapshots()[0].ServiceTime(); ok {
+		t.Fatal("a run without a schedule has no separate service time")
+	}
+}

@@ -51,6 +51,10 @@ func latency(q float64) func(*metrics.Snapshot, float64) (float64, bool) {
 	}
 }
 
+func serviceTime(q float64) func(*metrics.Snapshot, float64) (float64, bool) {
+	return func(op *metrics.Snapshot, _ float64) (float64, bool) { return op.ServicePercentile(q) }
+}
+
 // CompareMetrics are the metrics of the Rally layout, in order.
 var CompareMetrics = []Metric{
 	{Name: "throughput", Unit: "point/s", Direction: HigherIsBetter, value: func(op *metrics.Snapshot, secs float64) (float64, bool) {
@@ -70,6 +74,12 @@ var CompareMetrics = []Metric{
 	{Name: "99th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(99)},
 	{Name: "99.9th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(99.9)},
 	{Name: "max latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(100)},
+	// Service time, reported only by runs with a schedule (TARGET_THROUGHPUT),
+	// where latency also holds the wait behind it.
+	{Name: "50th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: serviceTime(50)},
+	{Name: "90th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: serviceTime(90)},
+	{Name: "99th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: serviceTime(99)},
+	{Name: "99.9th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: serviceTime(99.9)},
 	{Name: "error rate", Unit: "%", Direction: LowerIsBetter, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
 		n := op.OKOps + op.FailOps
 		if n == 0 {

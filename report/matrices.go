@@ -51,6 +51,8 @@ func PhaseTables(group []*Phase) []Table {
 	res := Table{Title: "Result Matrix (" + title + ")", Header: ResultHeader}
 	lat := Table{Title: "Latency (ms) Matrix (" + title + ")", Header: LatencyHeader}
 	thr := Table{Title: "Throughput (point/s) per one-second window (" + title + ")", Header: ThroughputHeader}
+	svc := Table{Title: "Service Time (ms) Matrix (" + title + ")", Header: LatencyHeader,
+		Notes: []string{"With TARGET_THROUGHPUT the latency above includes each operation's wait behind the schedule; service time is the requests' own time."}}
 	fail := Table{Title: "Failures (" + title + ")", Header: []string{"Operation", "count", "error"}}
 	total := 0.0
 	for _, p := range group {
@@ -64,6 +66,9 @@ func PhaseTables(group []*Phase) []Table {
 			res.Rows = append(res.Rows, []string{op.Operation, itoa(op.OKOps), itoa(op.OKPoints), itoa(op.FailOps), itoa(op.FailPoints), f2(tput)})
 			l := op.Latency()
 			lat.Rows = append(lat.Rows, []string{op.Operation, f2(l.Avg), f2(l.Min), f2(l.P10), f2(l.P25), f2(l.Median), f2(l.P75), f2(l.P90), f2(l.P95), f2(l.P99), f2(l.P999), f2(l.Max)})
+			if s, ok := op.ServiceTime(); ok {
+				svc.Rows = append(svc.Rows, []string{op.Operation, f2(s.Avg), f2(s.Min), f2(s.P10), f2(s.P25), f2(s.Median), f2(s.P75), f2(s.P90), f2(s.P95), f2(s.P99), f2(s.P999), f2(s.Max)})
+			}
 			w := op.WindowThroughput(p.Elapsed())
 			thr.Rows = append(thr.Rows, []string{op.Operation, f2(w.Min), f2(w.Mean), f2(w.Median), f2(w.Max), itoa(int64(w.Windows))})
 			msgs := make([]string, 0, len(op.Errors))
@@ -81,7 +86,11 @@ func PhaseTables(group []*Phase) []Table {
 	} else {
 		res.Notes = []string{fmt.Sprintf("Test elapsed time: %.2f second over %d variants, each run on its own; throughput = okPoint / the variant's elapsed time", total, len(group))}
 	}
-	out := []Table{res, lat, thr}
+	out := []Table{res, lat}
+	if len(svc.Rows) > 0 {
+		out = append(out, svc)
+	}
+	out = append(out, thr)
 	if len(fail.Rows) > 0 {
 		out = append(out, fail)
 	}

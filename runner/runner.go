@@ -304,6 +304,7 @@ func mixedWork(p *Plan) work {
 // client is one data client's state.
 type client struct {
 	id      int
+	start   time.Time // the phase's start, from which a schedule counts
 	p       *Plan
 	w       *work
 	a       adapters.Adapter
@@ -349,7 +350,7 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 	var done, points atomic.Int64
 	clients := make([]*client, c.DataClients)
 	for k := range clients {
-		cl := &client{id: k, p: p, w: &w, a: a, rec: metrics.NewRecorder(start), queries: w.queries.Client(k), batch: p.Generator.NewBatch(),
+		cl := &client{id: k, start: start, p: p, w: &w, a: a, rec: metrics.NewRecorder(start), queries: w.queries.Client(k), batch: p.Generator.NewBatch(),
 			shared: shared, done: &done, points: &points, recent: -1,
 			pacing: rand.New(rand.NewPCG(uint64(c.DataSeed), uint64(k)))}
 		for _, d := range p.Clients[k] {
@@ -415,16 +416,33 @@ func (cl *client) run(ctx, limit context.Context) {
 	if len(sched) > 0 {
 		off = int(int64(cl.id) * int64(len(sched)) / int64(c.DataClients) % int64(len(sched)))
 	}
+	// TARGET_THROUGHPUT: operation i of this client is due at a fixed time,
+	// the clients' schedules interleaved evenly; an operation that is due
+	// while the previous one still runs starts at once, and its wait counts.
+	var interval time.Duration
+	var first time.Time
+	if c.TargetThroughput > 0 {
+		interval = time.Duration(float64(c.DataClients) / c.TargetThroughput * float64(time.Second))
+		first = cl.start.Add(interval * time.Duration(cl.id) / time.Duration(c.DataClients))
+	}
 	for i := 0; i < len(sched); i++ {
 		if limit.Err() != nil {
 			return
 		}
+		wait := time.Duration(-1) // no schedule
+		if interval > 0 {
+			due := first.Add(interval * time.Duration(i))
+			if err := sleep(limit, time.Until(due)); err != nil {
+				return
+			}
+			wait = max(time.Since(due), 0)
+		}
 		t0 := time.Now()
 		op := sched[(i+off)%len(sched)]
 		if op == Write {
-			cl.write(ctx, limit)
+			cl.write(ctx, limit, wait)
 		} else {
-			cl.query(ctx, queries.FamilyByIndex(op))
+			cl.query(ctx, queries.FamilyByIndex(op), wait)
 		}
 		cl.done.Add(1)
 		if c.OpMinIntervalMS > 0 {
@@ -439,9 +457,20 @@ func (cl *client) run(ctx, limit context.Context) {
 	}
 }
 
+// record adds one request's outcome: with a schedule (wait ≥ 0) latency
+// and service time apart, else the request's time as its latency.
+func record(op *metrics.Op, start time.Time, d, wait time.Duration, points int64, err error) {
+	if wait < 0 {
+		op.Record(start, d, points, err)
+		return
+	}
+	op.RecordWaited(start, d, wait, points, err)
+}
+
 // write performs one write operation: one batch for every device the
-// client owns (or its share of the shared queue).
-func (cl *client) write(ctx, limit context.Context) {
+// client owns (or its share of the shared queue). With a schedule, the
+// operation's wait belongs to its first request; the others follow it.
+func (cl *client) write(ctx, limit context.Context, wait time.Duration) {
 	c := cl.p.Config
 	n := len(cl.streams)
 	if cl.shared != nil {
@@ -475,7 +504,10 @@ func (cl *client) write(ctx, limit context.Context) {
 			cl.ops[Write].RecordPartial(start, d, pts-partial.Failed, partial.Failed, err)
 			cl.points.Add(pts - partial.Failed)
 		default:
-			cl.ops[Write].Record(start, d, pts, err)
+			record(cl.ops[Write], start, d, wait, pts, err)
+		}
+		if wait > 0 {
+			wait = 0
 		}
 		if err == nil {
 			cl.points.Add(pts)
@@ -506,7 +538,7 @@ func (cl *client) nextBatch(k int) bool {
 	return sh.streams[x].Next(cl.batch)
 }
 
-func (cl *client) query(ctx context.Context, f queries.Family) {
+func (cl *client) query(ctx context.Context, f queries.Family, wait time.Duration) {
 	c := cl.p.Config
 	if c.RecentQuery && cl.recent >= 0 {
 		cl.queries.SetRecent(cl.recent)
@@ -526,5 +558,5 @@ func (cl *client) query(ctx context.Context, f queries.Family) {
 	if err != nil {
 		n = 0
 	}
-	cl.ops[int(f)].Record(start, d, n, err)
+	record(cl.ops[int(f)], start, d, wait, n, err)
 }

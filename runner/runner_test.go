@@ -306,3 +306,37 @@ func TestPlanSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetThroughput: with a schedule, operations start on time when the
+// database keeps up (the phase lasts as long as the schedule), and when it
+// does not, later operations start late and their wait counts in their
+// latency but not in their service time.
+func TestTargetThroughput(t *testing.T) {
+	p := plan(t, "DB_SWITCH=Null", "DATA_CLIENT_NUMBER=2", "DEVICE_NUMBER=2", "LOOP=20", "TARGET_THROUGHPUT=200", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0")
+	res, err := Run(context.Background(), p, ptrDriver(null.Driver()), Options{})
+	if err != nil || res.Stopped != nil {
+		t.Fatal(err, res.Stopped)
+	}
+	// 2 clients × 20 operations at 200/s: the last is due after 195 ms.
+	if el := res.Phases[0].Elapsed; el < 190*time.Millisecond || el > 2*time.Second {
+		t.Fatalf("the schedule of 40 operations at 200/s took %v", el)
+	}
+	if _, ok := res.Phases[0].Operations[0].ServiceTime(); !ok {
+		t.Fatal("a scheduled run must report service time")
+	}
+
+	p = plan(t, "DB_SWITCH=Null", "DATA_CLIENT_NUMBER=1", "DEVICE_NUMBER=1", "LOOP=8", "TARGET_THROUGHPUT=100", "OPERATION_PROPORTION=0:1:0:0:0:0:0:0:0:0:0:0:0")
+	res, err = Run(context.Background(), p, slowDriver(25*time.Millisecond, false), Options{})
+	if err != nil || res.Stopped != nil {
+		t.Fatal(err, res.Stopped)
+	}
+	q := res.Phases[0].Operations[0]
+	l := q.Latency()
+	st, ok := q.ServiceTime()
+	// Due every 10 ms, each taking 25 ms: the 8th starts about 105 ms late.
+	if !ok || q.OKOps != 8 || st.Max > 80 || l.Max < 100 || l.Max < st.Max {
+		t.Fatalf("latency %+v, service time %+v (%v): the waits must be in the latency only", l, st, ok)
+	}
+}
+
+func ptrDriver(d adapters.Driver) *adapters.Driver { return &d }

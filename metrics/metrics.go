@@ -101,13 +101,19 @@ func (o *Op) Record(start time.Time, d time.Duration, points int64, err error) {
 	o.sumMicros += us
 	o.min = min(o.min, us)
 	o.max = max(o.max, us)
-	sec := int(start.Add(d).Sub(o.rec.start) / time.Second)
-	if sec >= 0 {
-		for len(o.perSecond) <= sec {
-			o.perSecond = append(o.perSecond, 0)
-		}
-		o.perSecond[sec] += points
+	o.countSecond(start.Add(d), points)
+}
+
+// countSecond adds ok points to the one-second window they completed in.
+func (o *Op) countSecond(end time.Time, points int64) {
+	sec := int(end.Sub(o.rec.start) / time.Second)
+	if sec < 0 || points == 0 {
+		return
 	}
+	for len(o.perSecond) <= sec {
+		o.perSecond = append(o.perSecond, 0)
+	}
+	o.perSecond[sec] += points
 }
 
 // RecordWaited adds one operation of a scheduled run: it was due at
@@ -137,13 +143,7 @@ func (o *Op) RecordWaited(start time.Time, service, wait time.Duration, points i
 func (o *Op) RecordPartial(start time.Time, d time.Duration, okPoints, failedPoints int64, err error) {
 	o.Record(start, d, failedPoints, err)
 	o.okPoints += okPoints
-	sec := int(start.Add(d).Sub(o.rec.start) / time.Second)
-	if sec >= 0 && okPoints > 0 {
-		for len(o.perSecond) <= sec {
-			o.perSecond = append(o.perSecond, 0)
-		}
-		o.perSecond[sec] += okPoints
-	}
+	o.countSecond(start.Add(d), okPoints)
 }
 
 // Snapshot is the merged record of one operation. Its JSON form holds the
@@ -258,27 +258,37 @@ func (m *Snapshot) add(s *Snapshot) {
 	}
 }
 
-// histogram returns the decoded histogram (nil when there were no successes).
-func (s *Snapshot) histogram() *hdrhistogram.Histogram {
-	if s.hist == nil && s.Histogram != "" {
-		raw, err := base64.StdEncoding.DecodeString(s.Histogram)
-		if err == nil {
-			s.hist, _ = hdrhistogram.Decode(raw)
+// decoded returns *cached, decoding it from its saved form on first use;
+// nil when there is none.
+func decoded(cached **hdrhistogram.Histogram, saved string) *hdrhistogram.Histogram {
+	if *cached == nil && saved != "" {
+		if raw, err := base64.StdEncoding.DecodeString(saved); err == nil {
+			*cached, _ = hdrhistogram.Decode(raw)
 		}
 	}
-	return s.hist
+	return *cached
 }
 
-// serviceHistogram returns the decoded service-time histogram, nil for a
-// run without a schedule.
+// histogram returns the latency histogram (nil when there were no successes).
+func (s *Snapshot) histogram() *hdrhistogram.Histogram { return decoded(&s.hist, s.Histogram) }
+
+// serviceHistogram returns the service-time histogram, nil for a run
+// without a schedule.
 func (s *Snapshot) serviceHistogram() *hdrhistogram.Histogram {
-	if s.svcHist == nil && s.ServiceHistogram != "" {
-		raw, err := base64.StdEncoding.DecodeString(s.ServiceHistogram)
-		if err == nil {
-			s.svcHist, _ = hdrhistogram.Decode(raw)
-		}
+	return decoded(&s.svcHist, s.ServiceHistogram)
+}
+
+// summarise is the Latency row of n values with an exact sum, minimum and
+// maximum (µs) and their histogram; a percentile never leaves [min, max]
+// (the histogram reports the top of a bucket).
+func summarise(h *hdrhistogram.Histogram, n, sum, lo, hi int64) Latency {
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	p := func(q float64) float64 { return ms(min(max(h.ValueAtPercentile(q), lo), hi)) }
+	return Latency{
+		Avg: float64(sum) / float64(n) / 1000, Min: ms(lo),
+		P10: p(10), P25: p(25), Median: p(50), P75: p(75), P90: p(90), P95: p(95), P99: p(99), P999: p(99.9),
+		Max: ms(hi),
 	}
-	return s.svcHist
 }
 
 // Encode fills the histogram fields from the in-memory histograms, for saving.
@@ -307,15 +317,7 @@ func (s *Snapshot) ServiceTime() (Latency, bool) {
 	if s.OKOps == 0 || h == nil {
 		return Latency{}, false
 	}
-	ms := func(us int64) float64 { return float64(us) / 1000 }
-	p := func(q float64) float64 {
-		return ms(min(max(h.ValueAtPercentile(q), s.ServiceMinMicros), s.ServiceMaxMicros))
-	}
-	return Latency{
-		Avg: float64(s.ServiceSumMicros) / float64(s.OKOps) / 1000, Min: ms(s.ServiceMinMicros),
-		P10: p(10), P25: p(25), Median: p(50), P75: p(75), P90: p(90), P95: p(95), P99: p(99), P999: p(99.9),
-		Max: ms(s.ServiceMaxMicros),
-	}, true
+	return summarise(h, s.OKOps, s.ServiceSumMicros, s.ServiceMinMicros, s.ServiceMaxMicros), true
 }
 
 // ServicePercentile returns the service-time percentile q in milliseconds;
@@ -340,17 +342,7 @@ func (s *Snapshot) Latency() Latency {
 	if s.OKOps == 0 || h == nil {
 		return Latency{}
 	}
-	ms := func(us int64) float64 { return float64(us) / 1000 }
-	p := func(q float64) float64 {
-		v := h.ValueAtPercentile(q)
-		// The histogram reports the top of a bucket; never above the true max.
-		return ms(min(max(v, s.MinMicros), s.MaxMicros))
-	}
-	return Latency{
-		Avg: float64(s.SumMicros) / float64(s.OKOps) / 1000, Min: ms(s.MinMicros),
-		P10: p(10), P25: p(25), Median: p(50), P75: p(75), P90: p(90), P95: p(95), P99: p(99), P999: p(99.9),
-		Max: ms(s.MaxMicros),
-	}
+	return summarise(h, s.OKOps, s.SumMicros, s.MinMicros, s.MaxMicros)
 }
 
 // Percentile returns the latency percentile q (0..100) in milliseconds.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/runner"
 )
 
@@ -73,12 +74,32 @@ func TestExtraIndicesWithAliases(t *testing.T) {
 	}
 }
 
+// openPlain opens the adapter of a plan's configuration, closed when the
+// test ends.
 func openPlain(t *testing.T, p *runner.Plan) *Adapter {
 	t.Helper()
-	ad, err := open(context.Background(), adaptersParams(p))
+	ad, err := open(context.Background(), adapters.Params{Config: p.Config, Schema: p.Schema})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ad.Close() })
 	return ad.(*Adapter)
+}
+
+// openClean opens the adapter, removes what an earlier run left and, with
+// schema, creates the indices; what the test leaves is removed at its end.
+func openClean(t *testing.T, p *runner.Plan, schema bool) *Adapter {
+	t.Helper()
+	a := openPlain(t, p)
+	ctx := context.Background()
+	t.Cleanup(func() { a.Cleanup(ctx) })
+	if err := a.Cleanup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if schema {
+		if err := a.CreateSchema(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/adapters/adaptertest"
 	"github.com/tsbench/tsbench/runner"
 )
@@ -37,16 +36,7 @@ func TestBulkItemErrorsAreFailedPoints(t *testing.T) {
 	p := esPlan(t, "DB_NAME=tsbench_conflict", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=4", "LOOP=5", "BATCH_SIZE_PER_WRITE=20",
 		"INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0", "IS_DELETE_DATA=false", "CREATE_SCHEMA=false", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0")
 	ctx := context.Background()
-	ad, err := Driver().Open(ctx, adapters.Params{Config: p.Config, Schema: p.Schema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := ad.(*Adapter)
-	defer a.Close()
-	defer a.Cleanup(ctx)
-	if err := a.Cleanup(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a := openClean(t, p, false)
 	body := `{"mappings":{"properties":{"device":{"type":"keyword"},"ts":{"type":"long"},"s_0":{"type":"double"},"s_1":{"type":"boolean"},"s_2":{"type":"double"},"s_3":{"type":"double"}}}}`
 	if err := a.do(ctx, http.MethodPut, "/"+a.indices[0], []byte(body), nil); err != nil {
 		t.Fatal(err)
@@ -123,8 +113,4 @@ func TestServerStoppedMidIngest(t *testing.T) {
 	if ing.OKOps == 0 || ing.FailOps == 0 || el > 50*time.Second {
 		t.Fatalf("want writes that succeeded, then failures counted, and an end well within TEST_MAX_TIME; got %d ok, %d failed in %v", ing.OKOps, ing.FailOps, el)
 	}
-}
-
-func adaptersParams(p *runner.Plan) adapters.Params {
-	return adapters.Params{Config: p.Config, Schema: p.Schema}
 }

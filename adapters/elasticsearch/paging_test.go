@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/queries"
 )
@@ -17,19 +16,7 @@ func TestResultsBeyondOnePage(t *testing.T) {
 	p := esPlan(t, "DB_NAME=tsbench_paging", "DEVICE_NUMBER=2", "GROUP_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=1",
 		"INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0", "BATCH_SIZE_PER_WRITE=500", "POINT_STEP=1000")
 	ctx := context.Background()
-	ad, err := Driver().Open(ctx, adapters.Params{Config: p.Config, Schema: p.Schema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := ad.(*Adapter)
-	defer a.Close()
-	defer a.Cleanup(ctx)
-	if err := a.Cleanup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.CreateSchema(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a := openClean(t, p, true)
 	g := generator.New(p.Schema, p.Config, rows)
 	b := g.NewBatch()
 	for d := range p.Schema.Devices {

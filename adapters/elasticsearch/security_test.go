@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/adapters/adaptertest"
 	"github.com/tsbench/tsbench/runner"
 )
@@ -50,18 +49,7 @@ func TestForbiddenIndexItemsFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Driver().Open(ctx, adapters.Params{Config: admin, Schema: p.Schema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	defer a.Cleanup(ctx)
-	if err := a.Cleanup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.CreateSchema(ctx); err != nil {
-		t.Fatal(err)
-	}
+	openClean(t, p, true) // as the superuser: the index outside the user's role
 	user := adaptertest.Load(t, Driver(), append(base, "USERNAME=tsbench", "PASSWORD=tsbench-pass", "IS_DELETE_DATA=false", "CREATE_SCHEMA=false")...)
 	up, err := runner.NewPlan(user)
 	if err != nil {

@@ -149,7 +149,7 @@ func TestUnboundClientsWriteEveryDeviceFully(t *testing.T) {
 // slow wraps the Null adapter with a delay that honours the context, to
 // test the runner's timeouts without a database that misbehaves on purpose.
 type slow struct {
-	null.Adapter
+	*null.Adapter
 	delay  time.Duration
 	ignore bool // report success even after the context ended
 }
@@ -174,7 +174,7 @@ func (s slow) Query(ctx context.Context, q *queries.Query) (int64, error) {
 func slowDriver(delay time.Duration, ignore bool) *adapters.Driver {
 	d := null.Driver()
 	d.Open = func(context.Context, adapters.Params) (adapters.Adapter, error) {
-		return slow{delay: delay, ignore: ignore}, nil
+		return slow{Adapter: &null.Adapter{}, delay: delay, ignore: ignore}, nil
 	}
 	return &d
 }

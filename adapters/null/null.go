@@ -1,10 +1,17 @@
 // Package null is the adapter that accepts everything and stores nothing:
 // a run against it measures tsbench's own ceiling (generation, scheduling,
-// recording) with no database in the way.
+// recording) with no database in the way. With NULL_DELAY_MS it is also the
+// delay target: every operation takes a known time, and one operation can be
+// made slower by a known share, so a controlled regression runs end to end
+// through bench run (how the compare gate's detection rate is measured).
 package null
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
 
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
@@ -12,42 +19,106 @@ import (
 	"github.com/tsbench/tsbench/queries"
 )
 
+// IngestionName is the operation name of writes, as the runner reports it.
+const IngestionName = "INGESTION"
+
 // Driver is the Null database (DB_SWITCH=Null).
 func Driver() adapters.Driver {
 	return adapters.Driver{
 		Name:        "Null",
 		Aliases:     []string{"FakeDB"},
-		Description: "accepts every write, answers every query with nothing: measures tsbench itself",
+		Description: "accepts every write, answers every query with nothing: measures tsbench itself, or with NULL_DELAY_MS is a target of known latency",
 		Can:         adapters.Capabilities{Flush: true},
+		Keys:        Keys(),
 		Check:       func(*config.Config) config.Errors { return nil },
 		Open: func(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
-			return Adapter{}, nil
+			a := &Adapter{opt: *config.OptionsOrDefaults[Options](p.Config, Keys())}
+			if a.opt.DelayMS > 0 || a.opt.JitterMS > 0 {
+				// Each adapter draws its own jitter from its own seed, as each
+				// connection to a server sees its own noise.
+				a.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), rand.Uint64()))
+			}
+			return a, nil
 		},
 	}
 }
 
-// Adapter does nothing, successfully, unless its context is already done.
-type Adapter struct{}
+// Options are the delay target's keys. They describe the database, not the
+// workload (as a server build would), so runs that differ only in them
+// compare without --force: that is how a known slowdown is produced.
+type Options struct {
+	DelayMS     float64 // NULL_DELAY_MS
+	JitterMS    float64 // NULL_JITTER_MS
+	SlowOp      string  // NULL_SLOW_OPERATION
+	SlowdownPct float64 // NULL_SLOWDOWN_PCT
+}
+
+// Keys is the Null database's key set.
+func Keys() *config.KeySet {
+	return config.NewKeySet[Options]("Null", "Null delay target", []config.Key{
+		config.Float("NULL_DELAY_MS", "0", 0, 60000, "0..60000", "Every write and query of the Null database takes this many milliseconds (a delay target of known latency; 0 answers at once).", func(o *Options) *float64 { return &o.DelayMS }),
+		config.Float("NULL_JITTER_MS", "0", 0, 60000, "0..60000", "Plus a random delay drawn uniformly from [0, NULL_JITTER_MS) per operation: run-to-run and operation-to-operation noise.", func(o *Options) *float64 { return &o.JitterMS }),
+		config.String("NULL_SLOW_OPERATION", "", "Operation whose delay NULL_SLOWDOWN_PCT scales: INGESTION or a query's name as reports show it (PRECISE_POINT, Q4b3, ...); empty scales none.", func(o *Options) *string { return &o.SlowOp }),
+		config.Float("NULL_SLOWDOWN_PCT", "0", -99, 10000, "-99..10000", "Percent by which the delay and jitter of NULL_SLOW_OPERATION grow: 30 makes it 1.3 times as slow, a controlled regression.", func(o *Options) *float64 { return &o.SlowdownPct }),
+	}, nil)
+}
+
+// Adapter does nothing, successfully, after its delay, unless its context
+// is done.
+type Adapter struct {
+	opt Options
+	mu  sync.Mutex
+	rng *rand.Rand
+}
 
 var (
-	_ adapters.Adapter = Adapter{}
-	_ adapters.Flusher = Adapter{}
+	_ adapters.Adapter = (*Adapter)(nil)
+	_ adapters.Flusher = (*Adapter)(nil)
 )
 
+// wait sleeps the operation's delay; a done context ends it early with the
+// context's error, as a server's timeout would.
+func (a *Adapter) wait(ctx context.Context, op string) error {
+	if a.rng == nil {
+		return ctx.Err()
+	}
+	a.mu.Lock()
+	ms := a.opt.DelayMS + a.opt.JitterMS*a.rng.Float64()
+	a.mu.Unlock()
+	if op == a.opt.SlowOp {
+		ms *= 1 + a.opt.SlowdownPct/100
+	}
+	deadline := time.Now().Add(time.Duration(ms * float64(time.Millisecond)))
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("null delay of %s: %w", op, err)
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil
+		}
+		sleepChunk(min(left, time.Millisecond))
+	}
+}
+
 // Cleanup does nothing.
-func (Adapter) Cleanup(ctx context.Context) error { return ctx.Err() }
+func (*Adapter) Cleanup(ctx context.Context) error { return ctx.Err() }
 
 // CreateSchema does nothing.
-func (Adapter) CreateSchema(ctx context.Context) error { return ctx.Err() }
+func (*Adapter) CreateSchema(ctx context.Context) error { return ctx.Err() }
 
-// Write discards the batch.
-func (Adapter) Write(ctx context.Context, _ *generator.Batch) error { return ctx.Err() }
+// Write discards the batch after the delay.
+func (a *Adapter) Write(ctx context.Context, _ *generator.Batch) error {
+	return a.wait(ctx, IngestionName)
+}
 
-// Query returns no points.
-func (Adapter) Query(ctx context.Context, _ *queries.Query) (int64, error) { return 0, ctx.Err() }
+// Query returns no points after the delay.
+func (a *Adapter) Query(ctx context.Context, q *queries.Query) (int64, error) {
+	return 0, a.wait(ctx, q.Variant)
+}
 
 // Flush does nothing.
-func (Adapter) Flush(ctx context.Context) error { return ctx.Err() }
+func (*Adapter) Flush(ctx context.Context) error { return ctx.Err() }
 
 // Close does nothing.
-func (Adapter) Close() error { return nil }
+func (*Adapter) Close() error { return nil }

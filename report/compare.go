@@ -39,7 +39,10 @@ type Metric struct {
 	Direction Direction
 	// Latency marks metrics the noise floor (--min-abs) applies to.
 	Latency bool
-	value   func(op *metrics.Snapshot, seconds float64) (float64, bool)
+	// Quantile is the percentile a latency metric reads (100 for the
+	// maximum), 0 for the others: the gate's sample rule depends on it.
+	Quantile float64
+	value    func(op *metrics.Snapshot, seconds float64) (float64, bool)
 }
 
 func latency(q float64) func(*metrics.Snapshot, float64) (float64, bool) {
@@ -69,17 +72,17 @@ var CompareMetrics = []Metric{
 		}
 		return op.Latency().Avg, true
 	}},
-	{Name: "50th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(50)},
-	{Name: "90th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(90)},
-	{Name: "99th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(99)},
-	{Name: "99.9th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(99.9)},
-	{Name: "max latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: latency(100)},
+	{Name: "50th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 50, value: latency(50)},
+	{Name: "90th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 90, value: latency(90)},
+	{Name: "99th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99, value: latency(99)},
+	{Name: "99.9th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99.9, value: latency(99.9)},
+	{Name: "max latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 100, value: latency(100)},
 	// Service time, reported only by runs with a schedule (TARGET_THROUGHPUT),
 	// where latency also holds the wait behind it.
-	{Name: "50th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: serviceTime(50)},
-	{Name: "90th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: serviceTime(90)},
-	{Name: "99th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: serviceTime(99)},
-	{Name: "99.9th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: serviceTime(99.9)},
+	{Name: "50th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 50, value: serviceTime(50)},
+	{Name: "90th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 90, value: serviceTime(90)},
+	{Name: "99th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99, value: serviceTime(99)},
+	{Name: "99.9th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99.9, value: serviceTime(99.9)},
 	{Name: "error rate", Unit: "%", Direction: LowerIsBetter, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
 		n := op.OKOps + op.FailOps
 		if n == 0 {
@@ -94,9 +97,9 @@ var CompareMetrics = []Metric{
 
 // CompareOptions tune the verdicts.
 type CompareOptions struct {
-	Alpha     float64 // significance level, 0.05
+	Alpha     float64 // family-wise significance level (Holm), 0.05
 	MinEffect float64 // percent; smaller significant changes are "~"
-	MinAbsMS  float64 // latency noise floor in ms: rows where both sides are below it are marked, not judged
+	MinAbsMS  float64 // latency noise floor in ms: a change of the median smaller than this is not judged
 }
 
 // Side is one column group: a label and its runs (repeats).
@@ -118,18 +121,25 @@ type Cell struct {
 	Values []float64 `json:"values,omitempty"`
 	Median float64   `json:"median"`
 	OK     bool      `json:"reported"`
+	// Fewest is the smallest number of successful operations behind a
+	// value, over the runs: the percentile sample rule reads it.
+	Fewest int64 `json:"fewest_samples,omitempty"`
 }
 
 // Change is a contender cell against the baseline.
 type Change struct {
 	Cell
 	Diff    float64 `json:"diff"`
-	DiffPct float64 `json:"diff_pct"` // NaN when the baseline is 0
-	Ratio   float64 `json:"ratio"`    // NaN when the baseline is 0
+	DiffPct float64 `json:"diff_pct"` // ±Inf from a zero baseline, NaN when both are 0
+	Ratio   float64 `json:"ratio"`    // as DiffPct
 	P       float64 `json:"p,omitempty"`
-	Verdict string  `json:"verdict"` // better, worse, ~, or "" when there is nothing to judge
+	AdjP    float64 `json:"p_holm,omitempty"` // P adjusted over every tested row of this contender
+	Verdict string  `json:"verdict"`          // better, worse, ~, or "" when there is nothing to judge
 	Note    string  `json:"note,omitempty"`
 	Tested  bool    `json:"tested"`
+	// Untestable says why a gated row could not be tested; the gate
+	// reports it rather than passing it in silence.
+	Untestable string `json:"untestable,omitempty"`
 }
 
 // Row is one metric of one operation in one phase.
@@ -160,9 +170,15 @@ func phaseKey(p *Phase) string {
 	return p.Name
 }
 
+// sample is one run's value of a row and the successful operations behind it.
+type sample struct {
+	v float64
+	n int64
+}
+
 // values extracts every metric of every operation of a record.
-func values(rec *Record) (map[Key]float64, []Key) {
-	out := map[Key]float64{}
+func values(rec *Record) (map[Key]sample, []Key) {
+	out := map[Key]sample{}
 	var order []Key
 	for i := range rec.Phases {
 		p := &rec.Phases[i]
@@ -176,7 +192,7 @@ func values(rec *Record) (map[Key]float64, []Key) {
 				if _, seen := out[k]; !seen {
 					order = append(order, k)
 				}
-				out[k] = v
+				out[k] = sample{v, op.OKOps}
 			}
 		}
 	}
@@ -188,7 +204,7 @@ func values(rec *Record) (map[Key]float64, []Key) {
 func Compare(base Side, contenders []Side, opt CompareOptions) *Comparison {
 	cmp := &Comparison{Baseline: base, Contenders: contenders, Options: opt}
 	type sideVals struct {
-		per []map[Key]float64
+		per []map[Key]sample
 	}
 	collect := func(s Side) (sideVals, []Key) {
 		var sv sideVals
@@ -223,7 +239,10 @@ func Compare(base Side, contenders []Side, opt CompareOptions) *Comparison {
 		var c Cell
 		for _, per := range sv.per {
 			if v, ok := per[k]; ok {
-				c.Values = append(c.Values, v)
+				if len(c.Values) == 0 || v.n < c.Fewest {
+					c.Fewest = v.n
+				}
+				c.Values = append(c.Values, v.v)
 			}
 		}
 		if len(c.Values) > 0 {
@@ -239,6 +258,9 @@ func Compare(base Side, contenders []Side, opt CompareOptions) *Comparison {
 			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(cvs[i], k), opt))
 		}
 		cmp.Rows = append(cmp.Rows, row)
+	}
+	for i := range contenders {
+		decide(cmp.Rows, i, opt)
 	}
 	// Rows in metric order, then phase, then operation as first seen.
 	rank := map[string]int{}
@@ -292,77 +314,80 @@ func serverRows(base Side, contenders []Side, opt CompareOptions) []Row {
 	return rows
 }
 
-// TooFewRuns is the verdict when the sides have too few runs for a test
-// to ever be significant: said instead of a verdict.
-const TooFewRuns = "n too small"
-
-// judge compares one contender cell with the baseline.
+// judge compares one contender cell with the baseline: the difference, and
+// for a gated row either a decision that needs no test (below the noise
+// floor, nothing to compare), a reason it cannot be tested, or Tested with
+// the raw p-value, which decide turns into a verdict once every row's p is
+// known.
 func judge(m Metric, b, c Cell, opt CompareOptions) Change {
 	ch := Change{Cell: c, DiffPct: math.NaN(), Ratio: math.NaN()}
+	gate, why := gated(m, min(b.Fewest, c.Fewest))
 	switch {
 	case !b.OK && !c.OK:
 		ch.Note = "not reported"
 		return ch
 	case !b.OK:
 		ch.Note = "missing in the baseline"
+		if gate {
+			ch.Untestable = "no successful operation in the baseline"
+		}
 		return ch
 	case !c.OK:
 		ch.Note = "missing in the contender"
+		if gate {
+			ch.Untestable = "no successful operation in the contender"
+		}
 		return ch
 	}
 	ch.Diff = c.Median - b.Median
-	if b.Median != 0 {
+	switch {
+	case b.Median != 0:
 		ch.DiffPct = 100 * ch.Diff / b.Median
 		ch.Ratio = c.Median / b.Median
+	case ch.Diff != 0:
+		// From nothing to something (errors where there were none): an
+		// unbounded change, not an unknown one.
+		ch.DiffPct = math.Copysign(math.Inf(1), ch.Diff)
+		ch.Ratio = math.Inf(1)
 	}
-	if m.Direction == Neutral {
-		return ch
-	}
-	if m.Latency && opt.MinAbsMS > 0 && b.Median < opt.MinAbsMS && c.Median < opt.MinAbsMS {
-		ch.Verdict = "~"
-		ch.Note = fmt.Sprintf("below the noise floor (%g ms)", opt.MinAbsMS)
+	if !gate {
+		ch.Note = why
 		return ch
 	}
 	nb, nc := len(b.Values), len(c.Values)
-	p, minP := MannWhitney(b.Values, c.Values)
-	if nb < 2 || nc < 2 || minP >= opt.Alpha {
-		ch.Verdict = TooFewRuns
-		ch.Note = fmt.Sprintf("n=%d+%d: the smallest possible p is %.3g ≥ α", nb, nc, minP)
-		if nb < 2 || nc < 2 {
-			ch.Note = fmt.Sprintf("n=%d+%d", nb, nc)
-		}
-		return ch
+	switch {
+	case m.Name == "error rate" && b.Median == 100 && c.Median == 100:
+		ch.Untestable = "every operation failed on both sides"
+	case m.Latency && opt.MinAbsMS > 0 && math.Abs(ch.Diff) < opt.MinAbsMS:
+		ch.Verdict = "~"
+		ch.Note = fmt.Sprintf("change below the noise floor (--min-abs %g ms)", opt.MinAbsMS)
+	case ch.Diff == 0 && allEqual(b.Values, c.Values):
+		ch.Verdict = "~"
+		ch.Note = "identical"
+	case nb < MinRuns || nc < MinRuns:
+		ch.Untestable = fmt.Sprintf("n=%d+%d: a test needs %d runs a side", nb, nc, MinRuns)
+	default:
+		ch.Tested, ch.P = true, Welch(b.Values, c.Values)
 	}
-	ch.Tested, ch.P = true, p
-	ch.Verdict = "~"
-	ch.Note = fmt.Sprintf("p=%.3f n=%d+%d", p, nb, nc)
-	if p < opt.Alpha && !math.IsNaN(ch.DiffPct) && math.Abs(ch.DiffPct) >= opt.MinEffect {
-		better := ch.Diff > 0
-		if m.Direction == LowerIsBetter {
-			better = ch.Diff < 0
-		}
-		ch.Verdict = "worse"
-		if better {
-			ch.Verdict = "better"
-		}
-	} else if p < opt.Alpha {
-		ch.Note += fmt.Sprintf(", significant but below --min-effect %g%%", opt.MinEffect)
+	if ch.Untestable != "" {
+		ch.Verdict = Untested
+		ch.Note = ch.Untestable
 	}
 	return ch
 }
 
-// Regressions lists the rows whose significant, worse-direction change
-// exceeds pct percent (for --fail-above).
-func (c *Comparison) Regressions(pct float64) []string {
-	var out []string
-	for _, r := range c.Rows {
-		for i, ch := range r.Contender {
-			if ch.Tested && ch.Verdict == "worse" && math.Abs(ch.DiffPct) > pct {
-				out = append(out, fmt.Sprintf("%s: %s of %s (%s) is %+.1f%% (%s)", c.Contenders[i].Label, r.Key.Metric, r.Key.Op, r.Key.Phase, ch.DiffPct, ch.Note))
+// Untested is the verdict of a gated row that could not be tested.
+const Untested = "untested"
+
+func allEqual(a, b []float64) bool {
+	for _, xs := range [][]float64{a, b} {
+		for _, x := range xs {
+			if x != a[0] {
+				return false
 			}
 		}
 	}
-	return out
+	return true
 }
 
 // geomeans returns, per metric and contender, the geometric mean of the
@@ -426,17 +451,30 @@ func num(x float64) string {
 }
 
 func pct(x float64) string {
-	if math.IsNaN(x) {
+	switch {
+	case math.IsNaN(x):
 		return "n/a"
+	case math.IsInf(x, 0):
+		return fmt.Sprintf("%cinf%%", "+-"[boolInt(x < 0)])
 	}
 	return fmt.Sprintf("%+.2f%%", x)
 }
 
 func ratio(x float64) string {
-	if math.IsNaN(x) {
+	switch {
+	case math.IsNaN(x):
 		return "n/a"
+	case math.IsInf(x, 0):
+		return "inf"
 	}
 	return strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func cellText(c Cell) string {
@@ -477,6 +515,7 @@ func (c *Comparison) RallyTables() []Table {
 		t.Rows = append(t.Rows, c.geomeanRow(last, g))
 	}
 	t.Notes = c.notes()
+	t.Lead = c.Differences()
 	out := []Table{t}
 	if len(c.ServerRows) > 0 {
 		sh := []string{"Metric", "Baseline (" + c.Baseline.Label + ")"}
@@ -525,19 +564,25 @@ func (c *Comparison) geomeanRow(metric string, g map[string][]struct {
 
 func (c *Comparison) notes() []string {
 	n := []string{
-		fmt.Sprintf("Verdicts: Mann–Whitney U, two-sided, α=%g, on the per-run values of each side (medians shown); ~ = no significant change, or one below --min-effect %g%%; Ratio = contender / baseline.", c.Options.Alpha, c.Options.MinEffect),
+		fmt.Sprintf("Verdicts: Welch's t-test, two-sided, on the per-run values of each side (medians shown); p(Holm) adjusts p over every tested row of a contender (Holm–Bonferroni: the chance of any false alarm stays below α=%g); ~ = no significant change, a change below --min-effect %g%%, or a latency change below the noise floor (--min-abs %g ms); Ratio = contender / baseline.", c.Options.Alpha, c.Options.MinEffect, c.Options.MinAbsMS),
+		GateRules,
 		"Directions: throughput higher is better; latency and error rate lower is better; ok operations neutral.",
 	}
 	for _, r := range c.Rows {
 		for _, ch := range r.Contender {
-			if ch.Verdict == TooFewRuns {
-				n = append(n, "\""+TooFewRuns+"\": too few runs per side for the test ever to reach p < α; run each side with bench run --repeat 5 (4 or more runs a side can).")
+			if ch.Untestable != "" {
+				n = append(n, "\""+Untested+"\": a gated row that could not be tested (the reason is in the note); bench compare --fail-above then exits 4 rather than pass in silence, unless --untested=ratio judges such rows by their ratio.")
 				return append(n, c.Warnings...)
 			}
 		}
 	}
 	return append(n, c.Warnings...)
 }
+
+// GateRules says which rows the gate judges, in the words of the reports
+// and of bench compare --help.
+var GateRules = fmt.Sprintf("Gated rows: throughput, mean latency and error rate of every operation and round; percentiles only where every run of both sides has at least 10/(1−q) successful operations: %d for the median (latency and service time), %d for P90, %d for P99, %d for P99.9; the maximum never; a test needs %d runs a side (5 recommended).",
+	neededSamples(50), neededSamples(90), neededSamples(99), neededSamples(99.9), MinRuns)
 
 func contenderLabels(ss []Side) string {
 	var out []string
@@ -592,7 +637,7 @@ func (c *Comparison) PRTables() []Table {
 		}
 	}
 	header = append(header, "Note")
-	t := Table{Title: fmt.Sprintf("PR report: %s vs %s (mean latency in ms unless the row says otherwise)", bl, contenderLabels(c.Contenders)), Header: header}
+	t := Table{Title: fmt.Sprintf("PR report: %s vs %s (mean latency in ms unless the row says otherwise)", bl, contenderLabels(c.Contenders)), Header: header, Lead: c.Differences()}
 	// Row order: ingestion throughput, INGESTION latency, then operations as first seen.
 	var ops []string
 	seenOp := map[string]bool{}
@@ -632,8 +677,8 @@ func (c *Comparison) PRTables() []Table {
 					ch := r.Contender[ci]
 					row = append(row, ratio(ch.Ratio)+verdictMark(ch))
 					switch {
-					case ch.Verdict == TooFewRuns:
-						untested[fmt.Sprintf("n=%d+%d", len(r.Baseline.Values), len(ch.Values))] = true
+					case ch.Untestable != "":
+						untested[ch.Untestable] = true
 					case ch.Tested || ch.Verdict != "":
 						notes = append(notes, fmt.Sprintf("%s: %s", title(g), noteOf(ch)))
 					}
@@ -646,14 +691,14 @@ func (c *Comparison) PRTables() []Table {
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = []string{"Ratios are contender/baseline; marked ↑ significantly better, ↓ significantly worse, ~ no significant change " +
-		fmt.Sprintf("(Mann–Whitney U, α=%g, --min-effect %g%%). The ingestion rows come from the ingest phase before the query rounds.", c.Options.Alpha, c.Options.MinEffect)}
+		fmt.Sprintf("(Welch's t-test with Holm's correction over every tested row, family-wise α=%g; --min-effect %g%%; latency changes below --min-abs %g ms not judged). The ingestion rows come from the ingest phase before the query rounds.", c.Options.Alpha, c.Options.MinEffect, c.Options.MinAbsMS), GateRules}
 	if len(untested) > 0 {
 		var ns []string
 		for n := range untested {
 			ns = append(ns, n)
 		}
 		sort.Strings(ns)
-		t.Notes = append(t.Notes, fmt.Sprintf("Unmarked ratios are untested: too few runs per side (%s). Run each side with bench run --repeat 5 (4 or more runs a side can reach p < 0.05); until then a ratio is one sample, not a verdict.", strings.Join(ns, ", ")))
+		t.Notes = append(t.Notes, fmt.Sprintf("Unmarked ratios are untested (%s): until each side has %d or more runs (bench run --repeat 5), a ratio is one sample, not a verdict.", strings.Join(ns, "; "), MinRuns))
 	}
 	t.Notes = append(t.Notes, c.Warnings...)
 	return []Table{t}
@@ -672,7 +717,7 @@ func dedupe(xs []string) []string {
 }
 
 func noteOf(ch Change) string {
-	if ch.Verdict == "" || ch.Verdict == "~" || ch.Verdict == TooFewRuns {
+	if ch.Verdict == "" || ch.Verdict == "~" || ch.Verdict == Untested {
 		return ch.Note
 	}
 	return ch.Verdict + " (" + ch.Note + ")"
@@ -725,8 +770,11 @@ type comparisonJSON struct {
 	Alpha      float64    `json:"alpha"`
 	MinEffect  float64    `json:"min_effect_pct"`
 	MinAbsMS   float64    `json:"min_abs_ms,omitempty"`
-	Rows       []rowJSON  `json:"rows"`
-	Warnings   []string   `json:"warnings,omitempty"`
+	// Differences are what differs between the sides besides the build
+	// under test (database, tsbench build, workload, host).
+	Differences []string  `json:"differences,omitempty"`
+	Rows        []rowJSON `json:"rows"`
+	Warnings    []string  `json:"warnings,omitempty"`
 }
 
 type sideJSON struct {
@@ -750,8 +798,11 @@ type changeJSON struct {
 	DiffPct *float64 `json:"diff_pct,omitempty"`
 	Ratio   *float64 `json:"ratio,omitempty"`
 	P       *float64 `json:"p,omitempty"`
+	AdjP    *float64 `json:"p_holm,omitempty"`
 	Verdict string   `json:"verdict,omitempty"`
 	Note    string   `json:"note,omitempty"`
+	// Untestable is why a gated row could not be tested.
+	Untestable string `json:"untestable,omitempty"`
 }
 
 func finite(x float64, ok bool) *float64 {
@@ -771,7 +822,7 @@ func (c *Comparison) JSON() any {
 		}
 		return j
 	}
-	out := comparisonJSON{Baseline: side(c.Baseline), Alpha: c.Options.Alpha, MinEffect: c.Options.MinEffect, MinAbsMS: c.Options.MinAbsMS, Warnings: c.Warnings}
+	out := comparisonJSON{Baseline: side(c.Baseline), Alpha: c.Options.Alpha, MinEffect: c.Options.MinEffect, MinAbsMS: c.Options.MinAbsMS, Differences: c.Differences(), Warnings: c.Warnings}
 	for _, s := range c.Contenders {
 		out.Contenders = append(out.Contenders, side(s))
 	}
@@ -779,7 +830,7 @@ func (c *Comparison) JSON() any {
 		rj := rowJSON{Metric: r.Key.Metric, Unit: r.Metric.Unit, Direction: r.Metric.Direction.String(), Phase: r.Key.Phase, Operation: r.Key.Op, Baseline: r.Baseline}
 		for _, ch := range r.Contender {
 			both := r.Baseline.OK && ch.OK
-			rj.Contenders = append(rj.Contenders, changeJSON{Cell: ch.Cell, Diff: finite(ch.Diff, both), DiffPct: finite(ch.DiffPct, both), Ratio: finite(ch.Ratio, both), P: finite(ch.P, ch.Tested), Verdict: ch.Verdict, Note: ch.Note})
+			rj.Contenders = append(rj.Contenders, changeJSON{Cell: ch.Cell, Diff: finite(ch.Diff, both), DiffPct: finite(ch.DiffPct, both), Ratio: finite(ch.Ratio, both), P: finite(ch.P, ch.Tested), AdjP: finite(ch.AdjP, ch.Tested), Verdict: ch.Verdict, Note: ch.Note, Untestable: ch.Untestable})
 		}
 		out.Rows = append(out.Rows, rj)
 	}

@@ -33,6 +33,9 @@ type Table struct {
 	Header []string   `json:"header"`
 	Rows   [][]string `json:"rows"`
 	Notes  []string   `json:"notes,omitempty"`
+	// Lead are lines said before the table, for what must be read first
+	// (runs of different databases compared).
+	Lead []string `json:"lead,omitempty"`
 	// LeftColumns is how many leading columns are labels (left-aligned);
 	// 0 means 1.
 	LeftColumns int `json:"-"`
@@ -48,6 +51,9 @@ func WriteTables(w io.Writer, format string, tables []Table) error {
 			if i > 0 {
 				cw.Write(nil)
 			}
+			for _, l := range t.Lead {
+				cw.Write([]string{l})
+			}
 			cw.Write([]string{t.Title})
 			cw.Write(t.Header)
 			cw.WriteAll(t.Rows)
@@ -58,6 +64,9 @@ func WriteTables(w io.Writer, format string, tables []Table) error {
 		for i, t := range tables {
 			if i > 0 {
 				fmt.Fprintln(w)
+			}
+			for _, l := range t.Lead {
+				fmt.Fprintf(w, "> %s\n\n", l)
 			}
 			fmt.Fprintf(w, "**%s**\n\n", t.Title)
 			if err := render(w, t, renderer.NewMarkdown()); err != nil {
@@ -72,6 +81,9 @@ func WriteTables(w io.Writer, format string, tables []Table) error {
 		for i, t := range tables {
 			if i > 0 {
 				fmt.Fprintln(w)
+			}
+			for _, l := range t.Lead {
+				fmt.Fprintln(w, l)
 			}
 			fmt.Fprintln(w, t.Title)
 			if err := render(w, t, renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})); err != nil {

@@ -32,6 +32,7 @@ const (
 	exitRegressed = 1 // compare --fail-above found a regression
 	exitUsage     = 2 // bad usage or input
 	exitFailed    = 3 // the run itself failed
+	exitUntested  = 4 // compare --fail-above could not test a gated row
 )
 
 // exitError carries an exit status; its message is printed as is.

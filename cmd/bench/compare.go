@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +21,7 @@ func newCompare(stdout, stderr io.Writer) *cobra.Command {
 		failAbove, minEffect, minAbs    float64
 		alpha                           float64
 		force                           bool
+		untested                        string
 	)
 	cmd := &cobra.Command{
 		Use:   "compare BASELINE CONTENDER...",
@@ -25,14 +29,27 @@ func newCompare(stdout, stderr io.Writer) *cobra.Command {
 		Long: `Compare a baseline with one or more contenders. Each argument is a run id (or
 id prefix), a label or a record file; a label that several runs share (bench run
 --repeat N) makes a side with N runs, which lets compare test whether a change is
-real (Mann-Whitney U, as benchstat does).
+real.
 
 Layouts: rally (Metric, Operation, Baseline, Contender, Diff, Unit, Diff %, Ratio,
 Verdict) and pr (one row per operation or query variant; per round baseline,
 contender and contender/baseline, like the IoTDB weekly regression report).
 
-Exit status: 1 when --fail-above finds a significant regression, 2 bad usage or
-input (including runs of different workloads, unless --force).`,
+The gate (--fail-above N) fails on a row judged worse by more than N percent.
+Verdicts: Welch's t-test on the per-run values of each side; the p-values of all
+tested rows of a contender are adjusted by Holm–Bonferroni, so the chance of any
+false alarm in a comparison stays below --alpha; a change smaller than
+--min-effect percent, or a latency change smaller than --min-abs ms, is "~".
+` + wrap(report.GateRules, 80) + `
+A gated row that cannot be tested (fewer runs, no successful operation on a
+side, every operation failed on both) is listed, never passed in silence.
+Different databases, tsbench builds, workloads (--force) or hosts are named
+at the top of every format.
+
+Exit status: 0 no regression; 1 --fail-above found a regression; 2 bad usage or
+input (including runs of different workloads, unless --force); 4 --fail-above
+found no regression but could not test some gated rows (--untested=ratio judges
+them by their ratio instead).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := report.CheckFormat(format); err != nil {
@@ -41,8 +58,8 @@ input (including runs of different workloads, unless --force).`,
 			if layout != "rally" && layout != "pr" {
 				return usageError(fmt.Errorf("--layout=%s is not a layout (valid: rally, pr)", layout))
 			}
-			if alpha <= 0 || alpha >= 1 {
-				return usageError(fmt.Errorf("--alpha=%g must be between 0 and 1", alpha))
+			if err := checkGateFlags(cmd, alpha, failAbove, minEffect, minAbs, untested); err != nil {
+				return usageError(err)
 			}
 			store := report.Store{Dir: results}
 			var sides []report.Side
@@ -80,6 +97,9 @@ input (including runs of different workloads, unless --force).`,
 				}
 			}
 			cmp := report.Compare(sides[0], sides[1:], report.CompareOptions{Alpha: alpha, MinEffect: minEffect, MinAbsMS: minAbs})
+			for _, d := range cmp.Differences() {
+				warnings = append(warnings, "warning: "+d)
+			}
 			cmp.Warnings = warnings
 			var buf bytes.Buffer
 			if format == "json" {
@@ -105,11 +125,22 @@ input (including runs of different workloads, unless --force).`,
 			for _, w := range warnings {
 				fmt.Fprintln(stderr, w)
 			}
-			if failAbove >= 0 {
-				if regs := cmp.Regressions(failAbove); len(regs) > 0 {
-					return &exitError{exitRegressed, errors.New("regressions beyond --fail-above " + fmt.Sprint(failAbove) + "%:\n" + strings.Join(regs, "\n"))}
-				}
+			if !cmd.Flags().Changed("fail-above") {
+				return nil
 			}
+			g := cmp.Gate(failAbove, untested)
+			var msg []string
+			if len(g.Untested) > 0 {
+				msg = append(msg, fmt.Sprintf("%d gated rows could not be tested (--untested=ratio judges them by their ratio):\n%s", len(g.Untested), strings.Join(g.Untested, "\n")))
+			}
+			if len(g.Regressions) > 0 {
+				msg = append([]string{fmt.Sprintf("regressions beyond --fail-above %g%%:\n%s", failAbove, strings.Join(g.Regressions, "\n"))}, msg...)
+				return &exitError{exitRegressed, errors.New(strings.Join(msg, "\n"))}
+			}
+			if len(msg) > 0 {
+				return &exitError{exitUntested, errors.New(strings.Join(msg, "\n"))}
+			}
+			fmt.Fprintf(stderr, "gate passed: no gated row is worse by more than %g%%\n", failAbove)
 			return nil
 		},
 	}
@@ -118,10 +149,11 @@ input (including runs of different workloads, unless --force).`,
 	f.StringVar(&format, "format", "text", "output format: text, markdown, csv or json")
 	f.StringVar(&layout, "layout", "rally", "rally or pr")
 	f.StringVar(&output, "output", "", "write to this file (atomically) instead of stdout")
-	f.Float64Var(&failAbove, "fail-above", -1, "exit 1 when a significant worse-direction change exceeds this percentage")
+	f.Float64Var(&failAbove, "fail-above", 0, "gate: exit 1 when a gated row is significantly worse by more than this percentage (off unless given)")
 	f.Float64Var(&minEffect, "min-effect", 5, "percent: significant changes smaller than this are reported as ~")
-	f.Float64Var(&minAbs, "min-abs", 0, "latency noise floor in ms: rows where both sides are below it are marked, not judged")
-	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the test")
+	f.Float64Var(&minAbs, "min-abs", report.DefaultMinAbsMS, "latency noise floor in ms: a change of the median smaller than this is ~ (0 judges every change)")
+	f.Float64Var(&alpha, "alpha", 0.05, "family-wise significance level: the chance of any false alarm in a comparison (Holm)")
+	f.StringVar(&untested, "untested", report.UntestedFail, "what --fail-above does with gated rows it cannot test: fail (exit 4) or ratio (judge them by their ratio alone)")
 	f.BoolVar(&force, "force", false, "compare runs of different workloads (their differing keys are listed)")
 	return cmd
 }
@@ -153,4 +185,45 @@ func newList(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&results, "results", "results", "results folder (RESULTS_DIR of the runs)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, markdown, csv or json")
 	return cmd
+}
+
+// checkGateFlags refuses values that would make the gate's verdicts mean
+// something else than the user asked for.
+func checkGateFlags(cmd *cobra.Command, alpha, failAbove, minEffect, minAbs float64, untested string) error {
+	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
+	switch {
+	case bad(alpha) || alpha <= 0 || alpha >= 1:
+		return fmt.Errorf("--alpha=%g: a significance level is between 0 and 1, exclusive (e.g. 0.05)", alpha)
+	case cmd.Flags().Changed("fail-above") && (bad(failAbove) || failAbove < 0):
+		return fmt.Errorf("--fail-above=%g: a percentage of 0 or more (e.g. 10)", failAbove)
+	case bad(minEffect) || minEffect < 0:
+		return fmt.Errorf("--min-effect=%g: a percentage of 0 or more (e.g. 5)", minEffect)
+	case bad(minAbs) || minAbs < 0:
+		return fmt.Errorf("--min-abs=%g: milliseconds, 0 or more (0 judges every change)", minAbs)
+	case !slices.Contains(report.UntestedRules, untested):
+		return fmt.Errorf("--untested=%s is not a rule (valid: %s)", untested, strings.Join(report.UntestedRules, ", "))
+	}
+	return nil
+}
+
+// wrap breaks text into lines of at most width columns at spaces, for help
+// texts that reuse a sentence of the reports.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(text) {
+		n := utf8.RuneCountInString(w)
+		switch {
+		case i == 0:
+		case line+1+n > width:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += n
+	}
+	return b.String()
 }

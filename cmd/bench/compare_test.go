@@ -39,7 +39,7 @@ func TestWeeklyRoutineOnSQLite(t *testing.T) {
 	if c.code != 0 {
 		t.Fatalf("compare: exit %d: %s", c.code, c.stderr)
 	}
-	for _, want := range []string{"| round 1 master-a2b704d | round 1 pr2689-7064536 | round 1 pr2689/master |", "| throughput (point/s) ", "| Q23 ", "| Q74 ", "too few runs per side (n=2+2)"} {
+	for _, want := range []string{"| round 1 master-a2b704d | round 1 pr2689-7064536 | round 1 pr2689/master |", "| throughput (point/s) ", "| Q23 ", "| Q74 ", "Unmarked ratios are untested (n=2+2: a test needs 3 runs a side)"} {
 		if !strings.Contains(c.stdout, want) {
 			t.Errorf("PR layout lacks %q:\n%s", want, c.stdout)
 		}
@@ -67,21 +67,93 @@ func TestCompareRefusesOtherWorkloads(t *testing.T) {
 	}
 }
 
+// delayRuns makes labelled runs of the Null delay target: every operation
+// takes 2–3 ms, PRECISE_POINT slowdownPct percent more.
+func delayRuns(t *testing.T, dir, label, repeat string, extra ...string) {
+	t.Helper()
+	args := append([]string{"-c", "config.properties", "--set", "RESULTS_DIR=" + dir, "--set", "DB_SWITCH=Null", "--set", "DEVICE_NUMBER=2", "--set", "GROUP_NUMBER=1",
+		"--set", "DATA_CLIENT_NUMBER=2", "--set", "LOOP=40", "--set", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0", "--set", "INIT_WAIT_TIME=0",
+		"--set", "VERIFY=false", "--set", "NULL_DELAY_MS=2", "--set", "NULL_JITTER_MS=1", "--set", "NULL_SLOW_OPERATION=PRECISE_POINT",
+		"--label", label, "--repeat", repeat}, extra...)
+	if r := bench(t, args...); r.code != 0 {
+		t.Fatalf("bench %v: exit %d\n%s", args, r.code, r.stderr)
+	}
+}
+
+// TestFailAboveExitsOne: a real slowdown of one operation, made by the
+// delay target (no --force: the delay is the database's, not the
+// workload's), fails the gate; the same change read the other way round is
+// an improvement and passes.
 func TestFailAboveExitsOne(t *testing.T) {
 	dir := t.TempDir()
-	// The baseline pauses 20 ms per operation (OP_MIN_INTERVAL), the
-	// contender does not: its throughput is far higher and its runs differ
-	// consistently, so with 4 runs a side the test is significant. Compared
-	// the other way round, throughput is a regression.
-	common := []string{"-c", "config.properties", "--set", "RESULTS_DIR=" + dir, "--set", "DB_SWITCH=Null", "--set", "LOOP=30", "--set", "VERIFY=false",
-		"--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "--set", "INIT_WAIT_TIME=0", "--repeat", "4"}
-	bench(t, append(common, "--label", "fast")...)
-	bench(t, append(common, "--label", "slow", "--set", "INTERVAL_BETWEEN_WRITE_BATCH=20")...)
-	r := bench(t, "compare", "fast", "slow", "--results", dir, "--fail-above", "10", "--force")
-	if r.code != 1 || !strings.Contains(r.stderr, "bench: regressions beyond --fail-above 10%:") || !strings.Contains(r.stderr, "throughput of INGESTION") {
+	delayRuns(t, dir, "fast", "4")
+	delayRuns(t, dir, "slow", "4", "--set", "NULL_SLOWDOWN_PCT=60")
+	r := bench(t, "compare", "fast", "slow", "--results", dir, "--fail-above", "10")
+	if r.code != 1 || !strings.Contains(r.stderr, "bench: regressions beyond --fail-above 10%:") || !strings.Contains(r.stderr, "mean latency of PRECISE_POINT (main) is +") || !strings.Contains(r.stderr, "p(Holm)=") {
 		t.Fatalf("exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}
-	if r := bench(t, "compare", "slow", "fast", "--results", dir, "--fail-above", "10", "--force"); r.code != 0 {
+	if r := bench(t, "compare", "slow", "fast", "--results", dir, "--fail-above", "10"); r.code != 0 || !strings.Contains(r.stderr, "gate passed") {
 		t.Fatalf("an improvement must not fail: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// TestGateNeverSilent: with one run a side nothing can be tested, and a
+// contender whose every operation failed (its writes time out) must still
+// not pass: the gate exits 4 and says which rows it could not test, or with
+// --untested=ratio judges them by their ratio and finds the regression.
+func TestGateNeverSilent(t *testing.T) {
+	dir := t.TempDir()
+	delayRuns(t, dir, "ok", "1")
+	delayRuns(t, dir, "broken", "1", "--set", "NULL_DELAY_MS=200", "--set", "WRITE_OPERATION_TIMEOUT_MS=20", "--set", "READ_OPERATION_TIMEOUT_MS=20")
+	r := bench(t, "compare", "ok", "broken", "--results", dir, "--fail-above", "10")
+	if r.code != 4 || !strings.Contains(r.stderr, "gated rows could not be tested") || !strings.Contains(r.stderr, "error rate of INGESTION (main): n=1+1: a test needs 3 runs a side") ||
+		!strings.Contains(r.stderr, "no successful operation in the contender") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = bench(t, "compare", "ok", "broken", "--results", dir, "--fail-above", "10", "--untested", "ratio")
+	if r.code != 1 || !strings.Contains(r.stderr, "error rate of INGESTION (main) is +inf% by its ratio alone") {
+		t.Fatalf("--untested=ratio: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// Without --fail-above there is no gate, only the report.
+	if r := bench(t, "compare", "ok", "broken", "--results", dir); r.code != 0 || !strings.Contains(r.stdout, "untested") {
+		t.Fatalf("no gate: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// TestDifferentDatabasesSaid: runs of two databases are named at the top.
+func TestDifferentDatabasesSaid(t *testing.T) {
+	dir := t.TempDir()
+	common := []string{"-c", "config.properties", "--set", "RESULTS_DIR=" + dir, "--set", "LOOP=23", "--set", "VERIFY=false", "--set", "INIT_WAIT_TIME=0"}
+	for _, args := range [][]string{{"--label", "lite"}, {"--label", "nothing", "--set", "DB_SWITCH=Null"}} {
+		if r := bench(t, append(common, args...)...); r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	for _, f := range []string{"text", "markdown", "csv", "json"} {
+		r := bench(t, "compare", "lite", "nothing", "--results", dir, "--format", f)
+		// Each format quotes the names its own way.
+		want := map[string]string{"text": `Different database: "SQLite" in lite; "Null" in nothing.`, "markdown": `> Different database: "SQLite" in lite; "Null" in nothing.`,
+			"csv": `"Different database: ""SQLite"" in lite; ""Null"" in nothing."`, "json": `Different database: \"SQLite\" in lite; \"Null\" in nothing.`}[f]
+		if r.code != 0 || !strings.Contains(r.stdout, want) || !strings.Contains(r.stderr, "warning: Different database") {
+			t.Fatalf("%s: exit %d, stderr %q\n%.600s", f, r.code, r.stderr, r.stdout)
+		}
+		if f != "json" && strings.Index(r.stdout, want) > strings.Index(r.stdout, "Comparison: lite vs nothing") {
+			t.Fatalf("%s: the difference comes after the table", f)
+		}
+	}
+}
+
+func TestGateFlagsValidated(t *testing.T) {
+	for _, c := range []struct{ flag, value, msg string }{
+		{"--fail-above", "-5", "--fail-above=-5: a percentage of 0 or more"},
+		{"--min-effect", "-1", "--min-effect=-1: a percentage of 0 or more"},
+		{"--min-abs", "NaN", "--min-abs=NaN: milliseconds, 0 or more"},
+		{"--alpha", "1", "--alpha=1: a significance level is between 0 and 1"},
+		{"--untested", "pass", "--untested=pass is not a rule (valid: fail, ratio)"},
+	} {
+		r := bench(t, "compare", "a", "b", "--results", t.TempDir(), c.flag, c.value)
+		if r.code != 2 || !strings.Contains(r.stderr, c.msg) {
+			t.Errorf("%s %s: exit %d, stderr %q", c.flag, c.value, r.code, r.stderr)
+		}
 	}
 }

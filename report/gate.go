@@ -1,0 +1,256 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// The gate's rules, in one place: bench compare --help and
+// docs/weekly-regression.md state them in these words.
+const (
+	// MinRuns is the fewest runs a side needs for a row to be tested.
+	MinRuns = 3
+	// tailSamples is the rule for percentiles, the median included: each
+	// run of both sides must hold at least tailSamples/(1-q) successful
+	// operations, so that P90 rests on 10 operations above it in every run,
+	// not on the maximum of a handful (where P90 = P99 = max), and a median
+	// on 20, not on the middle two of 4.
+	tailSamples = 10
+	// DefaultMinAbsMS is the default latency noise floor: on a shared
+	// two-core machine the scheduler alone moves latencies by tenths of a
+	// millisecond from run to run, so smaller changes are not judged.
+	DefaultMinAbsMS = 0.25
+)
+
+// Untested rules: what --fail-above does with a gated row it cannot test.
+const (
+	UntestedFail  = "fail"  // the gate exits with its own status
+	UntestedRatio = "ratio" // the row is judged by its ratio alone
+)
+
+// UntestedRules are the values of --untested.
+var UntestedRules = []string{UntestedFail, UntestedRatio}
+
+// neededSamples is how many successful operations every run must hold for
+// percentile q to be gated.
+func neededSamples(q float64) int64 {
+	return int64(math.Ceil(tailSamples/(1-q/100) - 1e-6))
+}
+
+// gated says whether a metric's change is judged and gated, and if not, why.
+func gated(m Metric, fewest int64) (bool, string) {
+	switch {
+	case m.Direction == Neutral:
+		return false, ""
+	case m.Quantile >= 100:
+		return false, "not gated: the maximum is one operation"
+	case m.Quantile >= 50:
+		if need := neededSamples(m.Quantile); fewest < need {
+			return false, fmt.Sprintf("not gated: too few samples for P%g (%d in the smallest run, needs %d)", m.Quantile, fewest, need)
+		}
+	}
+	return true, ""
+}
+
+// Welch is the two-sided Welch t-test of samples x and y (unequal
+// variances), on the per-run values of two sides. It replaced Mann–Whitney
+// U for the gate: at 5 runs a side U can never give p below 2/252 ≈ 0.008,
+// which no correction for a hundred rows can accept, while runs of a real
+// slowdown differ by many standard errors. Identical constant samples give
+// 1; constant samples that differ give 0.
+func Welch(x, y []float64) float64 {
+	n1, n2 := float64(len(x)), float64(len(y))
+	if n1 < 2 || n2 < 2 {
+		return 1
+	}
+	m1, v1 := meanVar(x)
+	m2, v2 := meanVar(y)
+	se2 := v1/n1 + v2/n2
+	if se2 == 0 {
+		if m1 == m2 {
+			return 1
+		}
+		return 0
+	}
+	t := (m1 - m2) / math.Sqrt(se2)
+	df := se2 * se2 / ((v1/n1)*(v1/n1)/(n1-1) + (v2/n2)*(v2/n2)/(n2-1))
+	return math.Min(1, 2*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs(t)))
+}
+
+func meanVar(xs []float64) (mean, variance float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		variance += (x - mean) * (x - mean)
+	}
+	return mean, variance / float64(len(xs)-1)
+}
+
+// Holm returns the Holm–Bonferroni adjusted p-values of ps, in their
+// order. The gate controls the family-wise error rate — the chance of even
+// one false alarm among all gated rows — because one false alarm is enough
+// to fail a pull request; Benjamini–Hochberg's false-discovery rate would
+// let a share of the alarms be false.
+func Holm(ps []float64) []float64 {
+	m := len(ps)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	adj := make([]float64, m)
+	running := 0.0
+	for rank, i := range idx {
+		running = math.Max(running, math.Min(1, float64(m-rank)*ps[i]))
+		adj[i] = running
+	}
+	return adj
+}
+
+// decide gives every gated, tested change of contender ci its verdict from
+// the Holm-adjusted p-values of all of them.
+func decide(rows []Row, ci int, opt CompareOptions) {
+	type ref struct{ r, c int }
+	var tested []ref
+	var ps []float64
+	for r := range rows {
+		if ch := &rows[r].Contender[ci]; ch.Tested {
+			tested = append(tested, ref{r, ci})
+			ps = append(ps, ch.P)
+		}
+	}
+	adj := Holm(ps)
+	for i, t := range tested {
+		row := &rows[t.r]
+		ch := &row.Contender[t.c]
+		ch.AdjP = adj[i]
+		ch.Verdict = "~"
+		ch.Note = fmt.Sprintf("p=%s p(Holm)=%s n=%d+%d", pval(ch.P), pval(ch.AdjP), len(row.Baseline.Values), len(ch.Values))
+		if ch.AdjP >= opt.Alpha {
+			continue
+		}
+		if math.Abs(ch.DiffPct) < opt.MinEffect {
+			ch.Note += fmt.Sprintf(", significant but below --min-effect %g%%", opt.MinEffect)
+			continue
+		}
+		better := ch.Diff > 0
+		if row.Metric.Direction == LowerIsBetter {
+			better = ch.Diff < 0
+		}
+		ch.Verdict = "worse"
+		if better {
+			ch.Verdict = "better"
+		}
+	}
+}
+
+func pval(p float64) string {
+	if p < 0.0001 {
+		return "<0.0001"
+	}
+	return fmt.Sprintf("%.4f", p)
+}
+
+// GateResult is what --fail-above found: regressions (exit 1) and gated
+// rows it could not test (their own exit status, under --untested=fail).
+type GateResult struct {
+	Regressions []string
+	Untested    []string
+}
+
+// Gate applies --fail-above: a regression is a gated row judged worse
+// whose change exceeds failAbove percent. Under the ratio rule an untestable row
+// that both sides report is judged by its ratio alone instead.
+func (c *Comparison) Gate(failAbove float64, untested string) GateResult {
+	var g GateResult
+	for _, r := range c.Rows {
+		for i, ch := range r.Contender {
+			where := fmt.Sprintf("%s: %s of %s (%s)", c.Contenders[i].Label, r.Key.Metric, r.Key.Op, r.Key.Phase)
+			switch {
+			case ch.Tested && ch.Verdict == "worse" && math.Abs(ch.DiffPct) > failAbove:
+				g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s (%s)", where, pct(ch.DiffPct), ch.Note))
+			case ch.Untestable == "":
+			case untested == UntestedRatio && r.Baseline.OK && ch.OK && worseBy(r.Metric, ch) > failAbove:
+				g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s by its ratio alone (untested: %s)", where, pct(ch.DiffPct), ch.Untestable))
+			case untested == UntestedRatio && r.Baseline.OK && ch.OK:
+			default:
+				g.Untested = append(g.Untested, fmt.Sprintf("%s: %s", where, ch.Untestable))
+			}
+		}
+	}
+	return g
+}
+
+// worseBy is how many percent a change goes in the metric's worse
+// direction (negative when it improved).
+func worseBy(m Metric, ch Change) float64 {
+	if math.IsNaN(ch.DiffPct) {
+		return 0
+	}
+	if m.Direction == HigherIsBetter {
+		return -ch.DiffPct
+	}
+	return ch.DiffPct
+}
+
+// Differences names what differs between the sides besides the build under
+// test — another database, another build of tsbench, another workload
+// (compared with --force), another machine — so that every report format
+// says it at the top.
+func (c *Comparison) Differences() []string {
+	if len(c.Baseline.Runs) == 0 {
+		return nil
+	}
+	b := c.Baseline.Runs[0]
+	what := []struct {
+		name string
+		of   func(*Record) string
+	}{
+		{"database", func(r *Record) string { return r.Target.DB }},
+		{"tsbench build", func(r *Record) string { return r.Tool.Version }},
+		{"workload", func(r *Record) string { return r.Fingerprint }},
+		{"host", func(r *Record) string {
+			return fmt.Sprintf("%s (%d CPUs)", r.Host.Hostname, r.Host.CPUs)
+		}},
+	}
+	var out []string
+	for _, w := range what {
+		seen := map[string][]string{w.of(b): nil}
+		order := []string{w.of(b)}
+		for _, s := range append([]Side{c.Baseline}, c.Contenders...) {
+			for _, r := range s.Runs {
+				v := w.of(r)
+				if _, ok := seen[v]; !ok {
+					order = append(order, v)
+				}
+				if !contains(seen[v], s.Label) {
+					seen[v] = append(seen[v], s.Label)
+				}
+			}
+		}
+		if len(order) < 2 {
+			continue
+		}
+		var parts []string
+		for _, v := range order {
+			parts = append(parts, fmt.Sprintf("%q in %s", v, strings.Join(seen[v], ", ")))
+		}
+		out = append(out, fmt.Sprintf("Different %s: %s.", w.name, strings.Join(parts, "; ")))
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

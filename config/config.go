@@ -108,8 +108,9 @@ type Config struct {
 	ResultRowLimit      int64     // RESULT_ROW_LIMIT
 
 	// tsbench additions.
-	ResultsDir string // RESULTS_DIR
-	Verify     bool   // VERIFY
+	ResultsDir   string  // RESULTS_DIR
+	Verify       bool    // VERIFY
+	MaxErrorRate float64 // MAX_ERROR_RATE (percent of operations that may fail before the run is "failed")
 
 	// Query rounds and lifecycle (tsbench additions).
 	QueryRounds       int    // QUERY_ROUNDS (-1 resolved: 2 with a suite or restart commands, else 0)
@@ -162,7 +163,8 @@ func (c *Config) Rounds() bool { return c.QueryRounds > 0 }
 func (c *Config) HasRestart() bool { return c.StopCommand != "" || c.StartCommand != "" }
 
 // HasWrites reports whether OPERATION_PROPORTION gives ingestion any weight.
-func (c *Config) HasWrites() bool { return c.OperationProportion[0] > 0 }
+// LOOP=0 writes nothing, whatever the weights say.
+func (c *Config) HasWrites() bool { return c.OperationProportion[0] > 0 && c.Loop > 0 }
 
 // HasQueries reports whether any query family Q1..Q12 has weight.
 func (c *Config) HasQueries() bool {

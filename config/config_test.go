@@ -3,8 +3,10 @@ package config
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -147,7 +149,7 @@ func TestValidationRules(t *testing.T) {
 		{"POINT_STEP=0", "POINT_STEP=0: out of range (valid: ≥ 1)"},
 		{"IS_OUT_OF_ORDER=yes", "IS_OUT_OF_ORDER=yes: not true or false (valid: true or false)"},
 		{"OUT_OF_ORDER_MODE=SHUFFLE", "OUT_OF_ORDER_MODE=SHUFFLE: unknown value (valid: POISSON, BATCH)"},
-		{"OUT_OF_ORDER_RATIO=1.5", "OUT_OF_ORDER_RATIO=1.5: out of range (valid: 0..1)"},
+		{"OUT_OF_ORDER_RATIO=1.5", "OUT_OF_ORDER_RATIO=1.5: out of range: the largest allowed is 1 (valid: 0..1)"},
 		{"SG_STRATEGY=modulo", "SG_STRATEGY=modulo: unknown value (valid: mod, hash, div)"},
 		{"TIMESTAMP_PRECISION=s", "TIMESTAMP_PRECISION=s: unknown value (valid: ms, us, ns)"},
 		{"START_TIME=yesterday", "START_TIME=yesterday: not an ISO-8601 time (valid: ISO-8601 such as 2022-01-01T00:00:00+08:00 (no offset means UTC), or epoch milliseconds)"},
@@ -291,4 +293,67 @@ func wantErr(t *testing.T, err error, want string) {
 		}
 	}
 	t.Errorf("error = %q, want a line %q", err.Error(), want)
+}
+
+// TestFileEdgeCases: what a file can do wrong without the user seeing it.
+func TestFileEdgeCases(t *testing.T) {
+	// A byte-order mark must not swallow the first key.
+	l := mustLoad(t, "\ufeffDB_SWITCH=Null\nLOOP=30\n")
+	if l.Config.DBSwitch != "Null" || len(l.Warnings) != 0 {
+		t.Fatalf("BOM: DB_SWITCH=%q, warnings %q", l.Config.DBSwitch, l.Warnings)
+	}
+	// A key given twice is said, with both lines; the last wins.
+	l = mustLoad(t, "LOOP=30\n# comment\nDEVICE_NUMBER=40\nLOOP = 50\n")
+	if l.Config.Loop != 50 || len(l.Warnings) != 1 || l.Warnings[0] != "LOOP is set twice in the config (lines 1 and 4); line 4 wins" {
+		t.Fatalf("duplicate: LOOP=%d, warnings %q", l.Config.Loop, l.Warnings)
+	}
+	// An empty file, or one with no key tsbench knows, does not run the defaults.
+	for _, text := range []string{"", "# only a comment\n", `{"DB_SWITCH": "SQLite", "LOOP": 10}`} {
+		if _, err := load(t, text); err == nil || !strings.Contains(err.Error(), "sets no key tsbench knows: it is empty or not a config.properties file") {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
+
+// TestSetIsDeliberate: the command line is what the user meant, so an
+// unknown --set key is an error, and an old name given there beats the
+// file's new name.
+func TestSetIsDeliberate(t *testing.T) {
+	if _, err := load(t, "LOOP=30\n", "LOOPP=1000"); err == nil || !strings.Contains(err.Error(), "--set LOOPP=1000: is not a key tsbench knows; did you mean LOOP") {
+		t.Fatalf("--set LOOPP: %v", err)
+	}
+	// In the file an unknown key stays a warning (users share one file).
+	if l := mustLoad(t, "LOOP=30\nLOOPP=1000\n"); len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "LOOPP is not a key tsbench knows") {
+		t.Fatalf("file LOOPP: %q", l.Warnings)
+	}
+	l := mustLoad(t, "BATCH_SIZE_PER_WRITE=100\n", "BATCH_SIZE=10")
+	if l.Config.BatchSize != 10 {
+		t.Fatalf("--set BATCH_SIZE=10 over the file's BATCH_SIZE_PER_WRITE=100: %d", l.Config.BatchSize)
+	}
+	if !strings.Contains(strings.Join(l.Warnings, "\n"), "using BATCH_SIZE_PER_WRITE=10, which comes later (--set)") {
+		t.Fatalf("warnings %q", l.Warnings)
+	}
+	// Both in the file: the new name wins, as before.
+	if l := mustLoad(t, "BATCH_SIZE_PER_WRITE=100\nBATCH_SIZE=10\n"); l.Config.BatchSize != 100 {
+		t.Fatalf("file: %d", l.Config.BatchSize)
+	}
+}
+
+func TestNothingWrittenNothingDeleted(t *testing.T) {
+	l := mustLoad(t, "LOOP=0\nIS_DELETE_DATA=true\n")
+	if l.Config.DeleteData || l.Config.HasWrites() || !strings.Contains(strings.Join(l.Notes, "\n"), "IS_DELETE_DATA=true is not done: this run writes nothing (LOOP=0") {
+		t.Fatalf("LOOP=0: delete %v, notes %q", l.Config.DeleteData, l.Notes)
+	}
+}
+
+func TestTimestampsMustFit(t *testing.T) {
+	for _, sets := range [][]string{
+		{"TIMESTAMP_PRECISION=ns", "START_TIME=2300-01-01T00:00:00Z"},
+		{"POINT_STEP=" + strconv.FormatInt(math.MaxInt32*1000, 10), "LOOP=100000000", "BATCH_SIZE_PER_WRITE=1000"},
+	} {
+		if _, err := load(t, "DB_SWITCH=Null\n", sets...); err == nil || !strings.Contains(err.Error(), "past the largest timestamp") {
+			t.Errorf("%v: %v", sets, err)
+		}
+	}
+	mustLoad(t, "TIMESTAMP_PRECISION=ns\nSTART_TIME=2200-01-01T00:00:00Z\n")
 }

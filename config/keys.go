@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -62,11 +63,20 @@ func bad(format string, a ...any) error { return problem{fmt.Sprintf(format, a..
 
 func parseInt(v string, lo, hi int64) (int64, error) {
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, bad("not a whole number")
-	}
-	if n < lo || n > hi {
+	var ne *strconv.NumError
+	switch {
+	case errors.As(err, &ne) && ne.Err == strconv.ErrRange && strings.HasPrefix(v, "-"):
 		return 0, bad("out of range")
+	case errors.As(err, &ne) && ne.Err == strconv.ErrRange:
+		return 0, bad("out of range: the largest allowed is %d", hi)
+	case err != nil:
+		return 0, bad("not a whole number")
+	case n < lo:
+		return 0, bad("out of range")
+	case n > hi:
+		// The valid text often names only the lower bound (≥ 1); the
+		// upper one (a Java int) must be said.
+		return 0, bad("out of range: the largest allowed is %d", hi)
 	}
 	return n, nil
 }
@@ -76,8 +86,11 @@ func parseFloat(v string, lo, hi float64) (float64, error) {
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, bad("not a number")
 	}
-	if f < lo || f > hi {
+	if f < lo {
 		return 0, bad("out of range")
+	}
+	if f > hi {
+		return 0, bad("out of range: the largest allowed is %g", hi)
 	}
 	return f, nil
 }
@@ -95,6 +108,14 @@ func parseBool(v string) (bool, error) {
 }
 
 const maxInt32 = math.MaxInt32
+
+// The schema (every device and sensor) is built in memory before a run, and
+// for --dry-run too: these bounds keep that under a gigabyte, where a typo
+// of a few digits would otherwise ask for hundreds.
+const (
+	maxDevices = 1_000_000
+	maxSensors = 100_000
+)
 
 // Custom is a key with its own parser; the others are built on it. A parse
 // error's text becomes the message after "KEY=value: ".
@@ -280,7 +301,7 @@ var operationNames = "INGESTION:Q1:Q2:Q3:Q4:Q5:Q6:Q7:Q8:Q9:Q10:Q11:Q12"
 // did the same work.
 var nonWorkload = map[string]bool{
 	"DB_SWITCH": true, "HOST": true, "PORT": true, "USERNAME": true, "PASSWORD": true, "TOKEN": true,
-	"RESULTS_DIR": true, "VERIFY": true, "LOG_PRINT_INTERVAL": true,
+	"RESULTS_DIR": true, "VERIFY": true, "MAX_ERROR_RATE": true, "LOG_PRINT_INTERVAL": true,
 	"WRITE_OPERATION_TIMEOUT_MS": true, "READ_OPERATION_TIMEOUT_MS": true, "INIT_WAIT_TIME": true,
 	"IS_DELETE_DATA": true, "CREATE_SCHEMA": true, "TEST_MAX_TIME": true, "BENCHMARK_WORK_MODE": true,
 }
@@ -321,8 +342,8 @@ func SharedKeys() []Key {
 		{Name: "TOKEN", Group: GroupConnection, Default: "token", Valid: "any text", Doc: "Access token for servers that use one. Never printed or saved.", Secret: true, parse: onConfig(func(c *Config, v string) error { c.Token = v; return nil })},
 
 		intKey("GROUP_NUMBER", GroupDataMode, "1", 1, maxInt32, "1..DEVICE_NUMBER", "Number of groups (IoTDB databases, SQLite tables).", func(c *Config) *int { return &c.Groups }),
-		intKey("DEVICE_NUMBER", GroupDataMode, "6000", 1, maxInt32, "≥ 1", "Number of devices.", func(c *Config) *int { return &c.Devices }),
-		intKey("SENSOR_NUMBER", GroupDataMode, "200", 1, maxInt32, "≥ 1", "Sensors per device; every device has the same sensors.", func(c *Config) *int { return &c.Sensors }),
+		intKey("DEVICE_NUMBER", GroupDataMode, "6000", 1, maxDevices, "1..1000000", "Number of devices. tsbench holds every device and its plan in memory (about 200 bytes each), and checks the plan before it runs: hence the bound.", func(c *Config) *int { return &c.Devices }),
+		intKey("SENSOR_NUMBER", GroupDataMode, "200", 1, maxSensors, "1..100000", "Sensors per device; every device has the same sensors.", func(c *Config) *int { return &c.Sensors }),
 		floatKey("REAL_INSERT_RATE", GroupDataMode, "1.0", 0, 1, "> 0 and ≤ 1", "Share of devices that are written (the first ⌈D×rate⌉ of each instance); queries target only written devices.", func(c *Config) *float64 { return &c.RealInsertRate }),
 		boolKey("IS_SENSOR_TS_ALIGNMENT", GroupDataMode, "true", "Every row carries all sensors of its device. Only true is supported.", func(c *Config) *bool { return &c.SensorTSAlignment }),
 		boolKey("IS_OUT_OF_ORDER", GroupDataMode, "false", "Send some rows out of timestamp order (see OUT_OF_ORDER_MODE).", func(c *Config) *bool { return &c.OutOfOrder }),
@@ -366,7 +387,7 @@ func SharedKeys() []Key {
 		boolKey("OP_MIN_INTERVAL_RANDOM", GroupDataAmount, "false", "Draw each operation's minimum uniformly from [0, OP_MIN_INTERVAL).", func(c *Config) *bool { return &c.OpMinIntervalRand }),
 		floatKey("TARGET_THROUGHPUT", GroupDataAmount, "0", 0, 1e9, "0 (off) or operations per second", "Rally's target throughput: the clients together issue this many operations per second on a fixed schedule (each client its share, evenly spaced); an operation due while the previous one still runs starts late, and its wait counts in its latency, while its service time (the request's own) is reported beside it. Exclusive with OP_MIN_INTERVAL.", func(c *Config) *float64 { return &c.TargetThroughput }),
 		longKey("INTERVAL_BETWEEN_WRITE_BATCH", GroupDataAmount, "0", 0, math.MaxInt32, "≥ 0 ms", "Minimum duration of each batch write inside a write operation.", func(c *Config) *int64 { return &c.BatchIntervalMS }),
-		longKey("WRITE_OPERATION_TIMEOUT_MS", GroupDataAmount, "120000", 1, math.MaxInt32, "≥ 1 ms", "A write that takes longer fails.", func(c *Config) *int64 { return &c.WriteTimeoutMS }),
+		longKey("WRITE_OPERATION_TIMEOUT_MS", GroupDataAmount, "120000", 1, math.MaxInt32, "≥ 1 ms", "A write that takes longer fails. Opening the connection to the database at the start has the same limit (a run that cannot connect in time stops, incomplete).", func(c *Config) *int64 { return &c.WriteTimeoutMS }),
 		longKey("READ_OPERATION_TIMEOUT_MS", GroupDataAmount, "300000", 1, math.MaxInt32, "≥ 1 ms", "A query that takes longer fails (never counted as a success).", func(c *Config) *int64 { return &c.ReadTimeoutMS }),
 
 		intKey("QUERY_DEVICE_NUM", GroupQuery, "1", 1, maxInt32, "1..devices of a group", "Devices per query, all from one group.", func(c *Config) *int { return &c.QueryDevices }),
@@ -400,6 +421,7 @@ func SharedKeys() []Key {
 		stringKey("START_COMMAND", GroupRounds, "", "Shell command that starts the database again (step 4), e.g. `scripts/iotdb start`; tsbench then waits until it answers (READY_TIMEOUT).", func(c *Config) *string { return &c.StartCommand }),
 		boolKey("CLEAR_CACHE", GroupRounds, "true", "Without a restart, clear the database's own caches in the lifecycle when the adapter can (IoTDB CLEAR CACHE).", func(c *Config) *bool { return &c.ClearCache }),
 		longKey("READY_TIMEOUT", GroupRounds, "120000", 1, math.MaxInt32, "≥ 1 ms", "How long to wait for the database to answer after START_COMMAND.", func(c *Config) *int64 { return &c.ReadyTimeoutMS }),
+		floatKey("MAX_ERROR_RATE", GroupTSBench, "0", 0, 100, "0..100 (percent)", "Share of operations, over the whole run, that may fail before the run's status is `failed` (exit status 3): 0 fails a run on its first failed operation, as Rally's --on-error=abort does; 100 never.", func(c *Config) *float64 { return &c.MaxErrorRate }),
 		boolKey("VERIFY", GroupTSBench, "false", "After the run, count the points the database holds per device and compare them with what a complete run of the workload writes (as `bench verify` does); a mismatch makes the exit status 3.", func(c *Config) *bool { return &c.Verify }),
 	}
 	for i := range ks {

@@ -110,7 +110,7 @@ func ignoredKeys() []IgnoredKey {
 // applyLegacy rewrites old key names and old value forms in raw (upper-case
 // key -> value) in place. It returns one announcement per mapping and the
 // problems found in old values.
-func applyLegacy(raw map[string]string, legacy []LegacyKey) (notes, warnings []string, errs Errors) {
+func applyLegacy(raw map[string]string, origin map[string]int, legacy []LegacyKey) (notes, warnings []string, errs Errors) {
 	for _, lk := range legacy {
 		v, ok := raw[lk.Old]
 		if !ok {
@@ -127,9 +127,13 @@ func applyLegacy(raw map[string]string, legacy []LegacyKey) (notes, warnings []s
 		}
 		var used []string
 		for _, n := range lk.New {
-			if cur, set := raw[n]; set {
+			if cur, set := raw[n]; set && origin[lk.Old] <= origin[n] {
 				warnings = append(warnings, fmt.Sprintf("%s=%s and its old name %s=%s are both set; using %s=%s", n, cur, lk.Old, v, n, cur))
 				continue
+			} else if set {
+				// The old name came from a later source (--set over the
+				// file): the later source wins, whatever the name.
+				warnings = append(warnings, fmt.Sprintf("%s=%s and its old name %s=%s are both set; using %s=%s, which comes later (%s)", n, cur, lk.Old, v, n, nv, sourceName(origin[lk.Old])))
 			}
 			raw[n] = nv
 			used = append(used, n+"="+nv)
@@ -176,4 +180,14 @@ func containsInt(xs []int, x int) bool {
 		}
 	}
 	return false
+}
+
+func sourceName(origin int) string {
+	switch origin {
+	case fromSet:
+		return "--set"
+	case fromEnv:
+		return "the environment"
+	}
+	return "the file"
 }

@@ -45,12 +45,34 @@ func Load(src Source) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromRaw(raw, src.Catalog)
+	l, err := fromRaw(raw, src.Catalog)
+	if l != nil {
+		l.Warnings = append(raw.warnings, l.Warnings...)
+	}
+	return l, err
 }
+
+// Where a value came from; a later source wins over an earlier one.
+const (
+	fromFile = iota + 1
+	fromEnv
+	fromSet
+)
+
+// rawConfig is every key as given, upper case, with where it came from.
+type rawConfig struct {
+	values   map[string]string
+	origin   map[string]int
+	warnings []string // about the file itself (keys given twice)
+}
+
+// utf8BOM is what some Windows editors put at the start of a text file;
+// left there, it becomes part of the first key's name.
+const utf8BOM = "\ufeff"
 
 // readRaw merges file, environment and --set values into an upper-case
 // key -> trimmed value map, using viper for the file and the environment.
-func readRaw(src Source) (map[string]string, error) {
+func readRaw(src Source) (*rawConfig, error) {
 	reg := viper.NewCodecRegistry()
 	// A codec per load: the javaproperties codec keeps state between calls.
 	if err := reg.RegisterCodec("properties", &javaproperties.Codec{}); err != nil {
@@ -67,14 +89,34 @@ func readRaw(src Source) (map[string]string, error) {
 		}
 		data = b
 	}
+	rc := &rawConfig{values: map[string]string{}, origin: map[string]int{}}
+	raw := rc.values
 	if data != nil {
+		data = bytes.TrimPrefix(data, []byte(utf8BOM))
 		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 			return nil, &Error{Msg: fmt.Sprintf("%s is not a valid .properties file: %v", displayPath(src.Path), rootCause(err))}
 		}
+		rc.warnings = duplicateKeys(data, displayPath(src.Path))
 	}
-	raw := map[string]string{}
 	for _, k := range v.AllKeys() {
 		raw[strings.ToUpper(k)] = strings.TrimSpace(v.GetString(k))
+		rc.origin[strings.ToUpper(k)] = fromFile
+	}
+	if data != nil {
+		// A file without one key tsbench knows is empty, or not a
+		// config.properties at all (a JSON file given by mistake): running
+		// the defaults, 12 × 10⁹ points, is never what was meant.
+		known := map[string]bool{}
+		for _, n := range knownNames(src.Catalog) {
+			known[n] = true
+		}
+		found := false
+		for k := range raw {
+			found = found || known[k]
+		}
+		if !found {
+			return nil, &Error{Msg: fmt.Sprintf("%s sets no key tsbench knows: it is empty or not a config.properties file", displayPath(src.Path)), Valid: "a .properties file of KEY=VALUE lines, such as DB_SWITCH=SQLite"}
+		}
 	}
 	if !src.NoEnv {
 		// Environment overrides only keys tsbench knows, so that unrelated
@@ -82,6 +124,7 @@ func readRaw(src Source) (map[string]string, error) {
 		for _, name := range knownNames(src.Catalog) {
 			if val, ok := os.LookupEnv(EnvPrefix + "_" + name); ok {
 				raw[name] = strings.TrimSpace(val)
+				rc.origin[name] = fromEnv
 			}
 		}
 	}
@@ -92,8 +135,41 @@ func readRaw(src Source) (map[string]string, error) {
 			return nil, &Error{Key: "--set", Value: s, Msg: "is not KEY=VALUE", Valid: "--set BATCH_SIZE_PER_WRITE=100"}
 		}
 		raw[key] = strings.TrimSpace(val)
+		rc.origin[key] = fromSet
 	}
-	return raw, nil
+	return rc, nil
+}
+
+// duplicateKeys finds keys a .properties text sets more than once, which
+// the parser resolves silently (the last wins).
+func duplicateKeys(data []byte, file string) []string {
+	lines := strings.Split(string(data), "\n")
+	first := map[string]int{}
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		no := i + 1
+		line := strings.TrimLeft(lines[i], " \t\f")
+		// A line ending in an odd number of backslashes continues.
+		for i+1 < len(lines) && continues(lines[i]) {
+			i++
+		}
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		end := strings.IndexAny(line, "=: \t\f\r")
+		if end < 0 {
+			end = len(line)
+		}
+		key := strings.ToUpper(line[:end])
+		if key == "" {
+			continue
+		}
+		if prev, ok := first[key]; ok {
+			out = append(out, fmt.Sprintf("%s is set twice in %s (lines %d and %d); line %d wins", key, file, prev, no, no))
+		}
+		first[key] = no
+	}
+	return out
 }
 
 func displayPath(p string) string {
@@ -152,7 +228,7 @@ func knownNames(cat Catalog) []string {
 
 // Defaults returns the configuration with every shared key at its default.
 func Defaults() *Config {
-	l, err := fromRaw(map[string]string{}, nil)
+	l, err := fromRaw(&rawConfig{values: map[string]string{}, origin: map[string]int{}}, nil)
 	if err != nil {
 		// The defaults are a constant table: failing here is a programming error.
 		panic(fmt.Sprintf("config defaults do not validate: %v", err))
@@ -184,7 +260,8 @@ func chooseDatabase(raw map[string]string, cat Catalog) (*KeySet, *Error) {
 	return ks, nil
 }
 
-func fromRaw(raw map[string]string, cat Catalog) (*Loaded, error) {
+func fromRaw(rc *rawConfig, cat Catalog) (*Loaded, error) {
+	raw := rc.values
 	db, dbErr := chooseDatabase(raw, cat)
 	legacy := legacyKeys()
 	ignoredList := ignoredKeys()
@@ -204,7 +281,7 @@ func fromRaw(raw map[string]string, cat Catalog) (*Loaded, error) {
 			}
 		}
 	}
-	notes, warnings, errs := applyLegacy(raw, legacy)
+	notes, warnings, errs := applyLegacy(raw, rc.origin, legacy)
 	if dbErr != nil {
 		errs = append(errs, dbErr)
 	}
@@ -273,6 +350,17 @@ func fromRaw(raw map[string]string, cat Catalog) (*Loaded, error) {
 			foreign = append(foreign, name)
 			continue
 		}
+		if rc.origin[name] == fromSet {
+			// The command line is deliberate: a typo there must not run
+			// the workload the user meant to change.
+			e := &Error{Key: "--set " + name, Value: val, Msg: "is not a key tsbench knows", Valid: "a key of docs/config.md"}
+			if near := nearestKey(name, cat); near != "" {
+				e.Valid = near + "?"
+				e.Msg += fmt.Sprintf("; did you mean %s", near)
+			}
+			errs = append(errs, e)
+			continue
+		}
 		unknown = append(unknown, name)
 	}
 	if len(foreign) > 0 {
@@ -291,6 +379,11 @@ func fromRaw(raw map[string]string, cat Catalog) (*Loaded, error) {
 		return nil, errs
 	}
 	resolve(c)
+	for _, k := range []string{"IS_DELETE_DATA", "CREATE_SCHEMA"} {
+		if !c.HasWrites() && c.Set[k] && strings.EqualFold(raw[k], "true") {
+			notes = append(notes, fmt.Sprintf("%s=true is not done: this run writes nothing (LOOP=%d, ingestion weight %g), so it leaves the data already there to its queries", k, c.Loop, c.OperationProportion[0]))
+		}
+	}
 	if db != nil && db.resolve != nil {
 		for k, v := range db.resolve(opts, c) {
 			c.values[k] = v
@@ -402,4 +495,9 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+func continues(line string) bool {
+	line = strings.TrimRight(line, "\r")
+	return (len(line)-len(strings.TrimRight(line, "\\")))%2 == 1
 }

@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strings"
+	"time"
 )
 
 // Validate checks the rules that involve more than one key: iot-benchmark's
@@ -50,6 +52,15 @@ func Validate(c *Config) Errors {
 	}
 	if sum <= 0 {
 		add("LINE_RATIO", "0", "and SIN_RATIO, SQUARE_RATIO, RANDOM_RATIO, CONSTANT_RATIO are all 0, so no sensor has a value function", "at least one ratio above 0")
+	}
+	// Timestamps are int64 in TIMESTAMP_PRECISION units: the last row of the
+	// workload (and a query window past it) must fit, or they wrap around to
+	// negative times that a database stores without complaint.
+	rows := float64(c.Loop) * float64(c.BatchSize)
+	start := float64(c.StartTime.Unix()) * 1000 * float64(c.Precision())
+	if end := start + (rows+1)*float64(c.PointStep) + float64(c.QueryInterval); end >= math.MaxInt64 || start <= math.MinInt64 {
+		add("START_TIME", c.StartTime.UTC().Format(time.RFC3339), fmt.Sprintf("with POINT_STEP=%d and TIMESTAMP_PRECISION=%s puts the last of %.0f rows a device past the largest timestamp (%d %s after 1970)", c.PointStep, c.TimestampPrecision, rows, int64(math.MaxInt64), c.TimestampPrecision),
+			"an earlier START_TIME, a smaller POINT_STEP or LOOP, or a coarser TIMESTAMP_PRECISION")
 	}
 	if c.OperationProportion[12] > 0 {
 		add("OPERATION_PROPORTION", joinFloats(c.OperationProportion), "gives Q12 (set operations) a share, which tsbench does not support", "the 13th weight 0")

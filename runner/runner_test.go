@@ -21,7 +21,8 @@ import (
 func plan(t testing.TB, sets ...string) *Plan {
 	t.Helper()
 	base := []string{"DEVICE_NUMBER=8", "SENSOR_NUMBER=5", "DATA_CLIENT_NUMBER=3", "BATCH_SIZE_PER_WRITE=10", "LOOP=20", "INIT_WAIT_TIME=0"}
-	l, err := config.Load(config.Source{Sets: append(base, sets...), NoEnv: true})
+	// The catalog makes SQLITE_PATH a key, not an unknown --set.
+	l, err := config.Load(config.Source{Sets: append(base, sets...), NoEnv: true, Catalog: adapters.Registry{sqlite.Driver(), null.Driver()}})
 	if err != nil {
 		t.Fatal(err)
 	}

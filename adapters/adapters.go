@@ -101,6 +101,9 @@ type Versioner interface {
 type Params struct {
 	Config *config.Config
 	Schema *generator.Schema
+	// Existing asks for a database that already exists: an embedded one
+	// must not be created (bench verify of a file that is not there).
+	Existing bool
 }
 
 // Driver describes one database kind.
@@ -121,6 +124,10 @@ type Driver struct {
 	// configuration is checked before connecting. CapabilitiesOf verifies it
 	// in each adapter's tests.
 	Can Capabilities
+	// Footprint, for an embedded database, estimates the bytes a run of
+	// points takes on disk and the space free where they go, so that a run
+	// that cannot fit is refused before it starts; nil for servers.
+	Footprint func(c *config.Config, points float64) (need float64, free int64, where string, err error)
 	// Address says where the database is (file path, host:port list), for
 	// output and the run record; nil when it has no place.
 	Address func(c *config.Config) []string

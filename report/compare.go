@@ -691,7 +691,10 @@ func (c *Comparison) PRTables() []Table {
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = []string{"Ratios are contender/baseline; marked ↑ significantly better, ↓ significantly worse, ~ no significant change " +
-		fmt.Sprintf("(Welch's t-test with Holm's correction over every tested row, family-wise α=%g; --min-effect %g%%; latency changes below --min-abs %g ms not judged). The ingestion rows come from the ingest phase before the query rounds.", c.Options.Alpha, c.Options.MinEffect, c.Options.MinAbsMS), GateRules}
+		fmt.Sprintf("(Welch's t-test with Holm's correction over every tested row, family-wise α=%g; --min-effect %g%%; latency changes below --min-abs %g ms not judged).", c.Options.Alpha, c.Options.MinEffect, c.Options.MinAbsMS), GateRules}
+	if hasRounds && seenOp["INGESTION"] {
+		t.Notes[0] += " The ingestion rows come from the ingest phase before the query rounds."
+	}
 	if len(untested) > 0 {
 		var ns []string
 		for n := range untested {

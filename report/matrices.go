@@ -119,11 +119,7 @@ func RunTables(rec *Record) []Table {
 			v.Rows = append(v.Rows, []string{m.Device, itoa(m.Expected), itoa(m.Found), m.Error})
 		}
 		v.Rows = append(v.Rows, []string{fmt.Sprintf("all %d devices", rec.Verify.Devices), itoa(rec.Verify.Expected), itoa(rec.Verify.Found), ""})
-		if rec.Verify.OK() {
-			v.Notes = []string{"Verify: every device holds exactly the points the workload writes."}
-		} else {
-			v.Notes = []string{fmt.Sprintf("Verify: %d devices differ from what was written.", len(rec.Verify.Mismatches))}
-		}
+		v.Notes = []string{"Verify: " + rec.Verify.Summary() + "."}
 		out = append(out, v)
 	}
 	return out
@@ -141,7 +137,10 @@ func WriteRun(w io.Writer, format string, rec *Record) error {
 			fmt.Fprintf(w, " (%s)", rec.Label)
 		}
 		fmt.Fprintf(w, ": %s on %s, %s, started %s\n", rec.Target.DB, nonEmpty(rec.Target.Version, "unknown version"), rec.Status, rec.StartedAt.UTC().Format("2006-01-02 15:04:05Z"))
-		if rec.Error != "" {
+		switch {
+		case rec.Error != "" && rec.Status == StatusFailed:
+			fmt.Fprintf(w, "Failed: %s\n", rec.Error)
+		case rec.Error != "":
 			fmt.Fprintf(w, "Stopped early: %s\n", rec.Error)
 		}
 		for _, s := range rec.Steps {

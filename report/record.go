@@ -26,6 +26,7 @@ const SchemaVersion = 1
 const (
 	StatusComplete   = "complete"
 	StatusIncomplete = "incomplete" // cut short by a signal, a time limit of the user's or a fatal error
+	StatusFailed     = "failed"     // ran to its end, but too many operations failed or VERIFY found a difference
 )
 
 // Record is everything one run leaves behind.
@@ -122,6 +123,35 @@ type Verify struct {
 
 // OK reports whether every device held what was written.
 func (v *Verify) OK() bool { return len(v.Mismatches) == 0 }
+
+// Summary says what a verify that is not OK found: devices that could not
+// be counted (a count that failed or timed out proves nothing) apart from
+// devices whose count differs.
+func (v *Verify) Summary() string {
+	var uncounted, differ int
+	first := ""
+	for _, m := range v.Mismatches {
+		if m.Error != "" {
+			if uncounted == 0 {
+				first = m.Error
+			}
+			uncounted++
+		} else {
+			differ++
+		}
+	}
+	var parts []string
+	if differ > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d devices hold other point counts than the workload writes", differ, v.Devices))
+	}
+	if uncounted > 0 {
+		parts = append(parts, fmt.Sprintf("could not verify %d of %d devices: their count failed (first: %s)", uncounted, v.Devices, first))
+	}
+	if len(parts) == 0 {
+		return "every device holds exactly the points the workload writes"
+	}
+	return strings.Join(parts, "; ")
+}
 
 // Mismatch is one device whose count differs.
 type Mismatch struct {

@@ -89,13 +89,13 @@ func TestStoreRoundTrip(t *testing.T) {
 	second := sampleRecord()
 	second.ID = "20261130T100000Z-def456"
 	s.Save(second)
-	if got, err := s.Find("master-a2b704d"); err != nil || len(got) != 2 {
+	if got, _, err := s.Find("master-a2b704d"); err != nil || len(got) != 2 {
 		t.Fatalf("find by label: %d runs, %v", len(got), err)
 	}
-	if got, err := s.Find("20261130T10"); err != nil || len(got) != 1 || got[0].ID != second.ID {
+	if got, _, err := s.Find("20261130T10"); err != nil || len(got) != 1 || got[0].ID != second.ID {
 		t.Fatalf("find by id prefix: %v", err)
 	}
-	if _, err := s.Find("20261130"); err == nil || !strings.Contains(err.Error(), "matches 2 run ids") {
+	if _, _, err := s.Find("20261130"); err == nil || !strings.Contains(err.Error(), "matches 2 run ids") {
 		t.Fatalf("ambiguous prefix: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, "junk.json"), []byte("{"), 0o644)

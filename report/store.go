@@ -69,13 +69,13 @@ func Load(path string) (*Record, error) {
 	}
 	var rec Record
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("%s is not a run record: %w", path, err)
+		return nil, &DamagedError{Path: path, Err: err}
 	}
 	if rec.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%s has record format %d; this tsbench reads up to %d, so update tsbench", path, rec.SchemaVersion, SchemaVersion)
 	}
 	if rec.ID == "" {
-		return nil, fmt.Errorf("%s is not a run record: it has no id", path)
+		return nil, &DamagedError{Path: path, Err: errors.New("it has no id")}
 	}
 	return &rec, nil
 }
@@ -109,19 +109,22 @@ func (s Store) List() ([]*Record, []error) {
 
 // Find returns the runs an argument names: a record file path, a run id (or
 // a unique prefix of one), or a label (every run with it, oldest first).
-func (s Store) Find(ref string) ([]*Record, error) {
+// damaged are the files of the folder that are not readable records: a
+// truncated record cannot say its label, so a side of a comparison may be
+// missing a run, and the caller must say so rather than drop it silently.
+func (s Store) Find(ref string) (recs []*Record, damaged []error, err error) {
 	if strings.HasSuffix(ref, ".json") {
 		if _, err := os.Stat(ref); err == nil {
 			rec, err := Load(ref)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			return []*Record{rec}, nil
+			return []*Record{rec}, nil, nil
 		}
 	}
-	recs, _ := s.List()
+	all, damaged := s.List()
 	var byLabel, byID []*Record
-	for _, r := range recs {
+	for _, r := range all {
 		if r.Label == ref {
 			byLabel = append(byLabel, r)
 		}
@@ -131,14 +134,32 @@ func (s Store) Find(ref string) ([]*Record, error) {
 	}
 	switch {
 	case len(byLabel) > 0:
-		return byLabel, nil
+		return byLabel, damaged, nil
 	case len(byID) == 1:
-		return byID, nil
+		return byID, damaged, nil
 	case len(byID) > 1:
-		return nil, fmt.Errorf("%q matches %d run ids; give more of the id", ref, len(byID))
+		return nil, damaged, fmt.Errorf("%q matches %d run ids; give more of the id", ref, len(byID))
 	}
-	return nil, fmt.Errorf("no run with id or label %q in %s (bench list shows the runs there)", ref, s.Dir)
+	for _, d := range damaged {
+		var bad *DamagedError
+		if errors.As(d, &bad) && strings.HasPrefix(strings.TrimSuffix(filepath.Base(bad.Path), ".json"), ref) {
+			return nil, damaged, fmt.Errorf("the record of run %q cannot be read: %w", ref, d)
+		}
+	}
+	return nil, damaged, fmt.Errorf("no run with id or label %q in %s (bench list shows the runs there)", ref, s.Dir)
 }
+
+// DamagedError is a file of the results folder that is not a readable
+// record (truncated, edited, or not a record at all).
+type DamagedError struct {
+	Path string
+	Err  error
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("%s is not a readable run record: %v", e.Path, e.Err)
+}
+func (e *DamagedError) Unwrap() error { return e.Err }
 
 // Operation finds the snapshot of an operation in a phase.
 func (p *Phase) Operation(name string) *metrics.Snapshot {

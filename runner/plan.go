@@ -29,7 +29,6 @@ type Plan struct {
 	Config        *config.Config
 	Schema        *generator.Schema
 	Clients       [][]int // device indices owned by each client (IS_CLIENT_BIND)
-	Schedule      []int   // operation index of each loop iteration, before the client's offset
 	Counts        [config.NumOperations]int64
 	RowsPerDevice int64 // rows this run writes per written device
 	DataRows      int64 // rows per written device once written: RowsPerDevice, or LOOP×BATCH for a query-only run
@@ -58,7 +57,6 @@ func NewPlan(c *config.Config) (*Plan, error) {
 	}
 	p := &Plan{Config: c, Schema: s, Clients: s.ClientDevices(c.DataClients)}
 	p.Counts = OperationCounts(c.OperationProportion, c.Loop)
-	p.Schedule = Schedule(p.Counts)
 	p.RowsPerDevice = p.Counts[Write] * int64(c.BatchSize)
 	p.DataRows = p.RowsPerDevice
 	if p.DataRows == 0 {
@@ -103,6 +101,11 @@ func NewPlan(c *config.Config) (*Plan, error) {
 	p.Steps = p.planSteps()
 	return p, nil
 }
+
+// MainSchedule is the operation index of each loop iteration of the main
+// phase, before the client's offset. Built when the phase runs, not with
+// the plan: a dry run of LOOP=2147483647 must not allocate 16 GB.
+func (p *Plan) MainSchedule() []int { return Schedule(p.Counts) }
 
 // IngestSchedule is the write-only schedule of the ingest phase that
 // precedes query rounds.
@@ -189,6 +192,12 @@ func OperationName(i int) string {
 // WrittenPoints is what a complete run writes: rows × sensors × written devices.
 func (p *Plan) WrittenPoints() int64 {
 	return p.RowsPerDevice * int64(len(p.Schema.Sensors)) * int64(p.Schema.WrittenDevices())
+}
+
+// Size is WrittenPoints as a float, which cannot wrap around for sizes no
+// run reaches but a config can ask for.
+func (p *Plan) Size() float64 {
+	return float64(p.RowsPerDevice) * float64(len(p.Schema.Sensors)) * float64(p.Schema.WrittenDevices())
 }
 
 // Describe prints the plan for --dry-run.

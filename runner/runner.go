@@ -221,6 +221,20 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 		}
 		return w.step(ctx, "verify", "", func(ctx context.Context) error {
 			res.Verify = Verify(ctx, p, cnt)
+			// A count that failed proves nothing either way: the step says
+			// so instead of "ok" beside devices that seem to differ.
+			failed, first := 0, error(nil)
+			for _, d := range res.Verify {
+				if d.Err != nil {
+					if failed == 0 {
+						first = d.Err
+					}
+					failed++
+				}
+			}
+			if failed > 0 {
+				return fmt.Errorf("could not count %d of %d devices: %w", failed, len(res.Verify), first)
+			}
 			return nil
 		})
 	}
@@ -239,6 +253,11 @@ func (w *walker) step(ctx context.Context, name, skip string, f func(context.Con
 	err := f(ctx)
 	w.res.Steps = append(w.res.Steps, Step{Name: name, Elapsed: time.Since(t0), Err: err})
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			// Ctrl-C or TEST_MAX_TIME ended it: the step did not fail.
+			w.res.Stopped = fmt.Errorf("%s interrupted: %w", name, ctx.Err())
+			return false
+		}
 		w.res.Stopped = fmt.Errorf("%s failed: %w", name, err)
 		return false
 	}
@@ -292,7 +311,7 @@ type work struct {
 // mixedWork is iot-benchmark's single phase: LOOP operations per client in
 // OPERATION_PROPORTION's mix.
 func mixedWork(p *Plan) work {
-	w := work{name: "main", schedule: p.Schedule, queries: p.Queries}
+	w := work{name: "main", schedule: p.MainSchedule(), queries: p.Queries}
 	for i, n := range p.Counts {
 		if n > 0 {
 			w.names[i] = OperationName(i)

@@ -115,7 +115,14 @@ database and reports iot-benchmark's Result and Latency matrices.
   bench -c config.properties        run the benchmark in the file
   bench show RUN                    print a saved run again
 
-Exit status: 0 ok, 2 bad usage or input, 3 the run failed.`,
+Run status (bench list, show, the record): complete; incomplete (cut short:
+interrupted, TEST_MAX_TIME, a step that failed); failed (ran to its end, but
+more operations failed than MAX_ERROR_RATE allows, 0% by default, or VERIFY
+found a difference).
+
+Exit status: 0 ok; 1 bench compare --fail-above found a regression; 2 bad
+usage or input (nothing runs); 3 the run failed or is incomplete (its record
+is saved); 4 bench compare --fail-above could not test some gated rows.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,
@@ -146,7 +153,7 @@ Exit status: 0 ok, 2 bad usage or input, 3 the run failed.`,
 		},
 	}
 	addRunFlags(run, &rf2)
-	root.AddCommand(run, newShow(stdout), newList(stdout, stderr), newCompare(stdout, stderr), newVerify(ctx, stdout, stderr), newVersion(stdout))
+	root.AddCommand(run, newShow(stdout, stderr), newList(stdout, stderr), newCompare(stdout, stderr), newVerify(ctx, stdout, stderr), newVersion(stdout))
 	return root
 }
 
@@ -251,6 +258,9 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
 	c.WriteDump(human)
+	if err := stateSize(human, drv, c, plan, rf.dryRun); err != nil {
+		return err
+	}
 	if rf.dryRun {
 		plan.Describe(human)
 		return nil
@@ -273,8 +283,8 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		return failedError(runErr)
 	case res.Stopped != nil:
 		return failedError(fmt.Errorf("the run stopped early: %v (the record is marked incomplete)", res.Stopped))
-	case rec.Verify != nil && !rec.Verify.OK():
-		return failedError(fmt.Errorf("verify: %d of %d devices hold other point counts than were written", len(rec.Verify.Mismatches), rec.Verify.Devices))
+	case rec.Status == report.StatusFailed:
+		return failedError(fmt.Errorf("the run failed: %s (the record keeps everything)", rec.Error))
 	}
 	return nil
 }
@@ -343,6 +353,11 @@ func buildRecord(l *config.Loaded, plan *runner.Plan, drv *adapters.Driver, res 
 	if res.ServerMetricsErr != nil {
 		rec.ServerMetricsError = res.ServerMetricsErr.Error()
 	}
+	// A run that was cut short stays incomplete; one that ran to its end
+	// fails on its operations' errors or on VERIFY.
+	if why := rec.Failure(c.MaxErrorRate); why != "" && rec.Status == report.StatusComplete {
+		rec.Status, rec.Error = report.StatusFailed, why
+	}
 	return rec
 }
 
@@ -362,4 +377,39 @@ func verifyRecord(counts []runner.DeviceCount) *report.Verify {
 		}
 	}
 	return v
+}
+
+// stateSize says how much the run writes before it starts, and refuses a
+// run whose embedded database cannot fit the free space of its disk: found
+// out after an hour, it costs the hour and fills the disk.
+func stateSize(w io.Writer, drv *adapters.Driver, c *config.Config, plan *runner.Plan, dry bool) error {
+	points := plan.Size()
+	if points == 0 {
+		fmt.Fprintln(w, "Size: this run writes nothing")
+		return nil
+	}
+	line := fmt.Sprintf("Size: this run writes %.0f points (%d rows a device, %d devices written, %d sensors)", points, plan.RowsPerDevice, plan.Schema.WrittenDevices(), len(plan.Schema.Sensors))
+	if drv.Footprint != nil {
+		need, free, where, err := drv.Footprint(c, points)
+		if err != nil {
+			line += fmt.Sprintf(", about %s in %s (free space unknown: %v)", bytesText(need), where, err)
+		} else {
+			line += fmt.Sprintf(", about %s in %s (%s free)", bytesText(need), where, bytesText(float64(free)))
+			if need > float64(free) && !dry {
+				return usageError(fmt.Errorf("the run needs about %s for %s but only %s are free there (valid: fewer points — LOOP, DEVICE_NUMBER, SENSOR_NUMBER — or a file on a larger disk)", bytesText(need), where, bytesText(float64(free))))
+			}
+		}
+	}
+	fmt.Fprintln(w, line)
+	return nil
+}
+
+func bytesText(b float64) string {
+	for _, u := range []string{"B", "KB", "MB", "GB", "TB", "PB"} {
+		if b < 1000 {
+			return fmt.Sprintf("%.3g %s", b, u)
+		}
+		b /= 1000
+	}
+	return fmt.Sprintf("%.3g EB", b)
 }

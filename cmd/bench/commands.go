@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,7 +15,7 @@ import (
 	"github.com/tsbench/tsbench/runner"
 )
 
-func newShow(stdout io.Writer) *cobra.Command {
+func newShow(stdout, stderr io.Writer) *cobra.Command {
 	var format, results string
 	cmd := &cobra.Command{
 		Use:   "show RUN...",
@@ -25,8 +26,13 @@ func newShow(stdout io.Writer) *cobra.Command {
 				return usageError(err)
 			}
 			store := report.Store{Dir: results}
+			warned := false
 			for i, ref := range args {
-				recs, err := store.Find(ref)
+				recs, damaged, err := store.Find(ref)
+				if !warned {
+					warnDamaged(stderr, damaged)
+					warned = true
+				}
 				if err != nil {
 					return usageError(err)
 				}
@@ -43,7 +49,7 @@ func newShow(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, markdown, csv or json")
-	cmd.Flags().StringVar(&results, "results", "results", "results folder (RESULTS_DIR of the runs)")
+	cmd.Flags().StringVar(&results, "results", resultsDir(), resultsHelp)
 	return cmd
 }
 
@@ -69,7 +75,7 @@ func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			printNotes(l, stderr)
-			a, err := drv.Open(ctx, adapters.Params{Config: c, Schema: plan.Schema})
+			a, err := drv.Open(ctx, adapters.Params{Config: c, Schema: plan.Schema, Existing: true})
 			if err != nil {
 				return failedError(fmt.Errorf("%w %s: %w", runner.ErrConnect, drv.Name, err))
 			}
@@ -81,7 +87,7 @@ func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 				return failedError(err)
 			}
 			if !v.OK() {
-				return failedError(fmt.Errorf("verify: %d of %d devices hold other point counts than the config writes", len(v.Mismatches), v.Devices))
+				return failedError(fmt.Errorf("verify: %s", v.Summary()))
 			}
 			return nil
 		},
@@ -106,4 +112,23 @@ func newVersion(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// warnDamaged names the files of the results folder that are not readable
+// records: never dropped in silence.
+func warnDamaged(stderr io.Writer, damaged []error) {
+	for _, d := range damaged {
+		fmt.Fprintf(stderr, "warning: %v; it is left out\n", d)
+	}
+}
+
+const resultsHelp = "results folder (RESULTS_DIR of the runs; TSBENCH_RESULTS_DIR sets it as it does for runs)"
+
+// resultsDir is the default of --results: the folder runs write to when
+// nothing else is said, which TSBENCH_RESULTS_DIR changes for runs too.
+func resultsDir() string {
+	if d := os.Getenv("TSBENCH_RESULTS_DIR"); d != "" {
+		return d
+	}
+	return "results"
 }

@@ -47,7 +47,7 @@ Different databases, tsbench builds, workloads (--force) or hosts are named
 at the top of every format.
 
 Exit status: 0 no regression; 1 --fail-above found a regression; 2 bad usage or
-input (including runs of different workloads, unless --force); 4 --fail-above
+input (including runs of different workloads or failed runs, unless --force); 4 --fail-above
 found no regression but could not test some gated rows (--untested=ratio judges
 them by their ratio instead).`,
 		Args: cobra.MinimumNArgs(2),
@@ -63,9 +63,12 @@ them by their ratio instead).`,
 			}
 			store := report.Store{Dir: results}
 			var sides []report.Side
+			var damaged []error
 			for _, ref := range args {
-				recs, err := store.Find(ref)
+				recs, bad, err := store.Find(ref)
+				damaged = bad
 				if err != nil {
+					warnDamaged(stderr, damaged)
 					return usageError(err)
 				}
 				label := ref
@@ -75,17 +78,33 @@ them by their ratio instead).`,
 				sides = append(sides, report.Side{Label: label, Runs: recs})
 			}
 			var warnings []string
+			for _, d := range damaged {
+				// In the report too: a damaged record may be a run of one side.
+				warnings = append(warnings, fmt.Sprintf("warning: %v; it is left out, so a side may have one run less", d))
+			}
 			base := sides[0].Runs[0]
-			var mismatched []string
+			var mismatched, failed []string
 			for _, s := range sides {
 				for _, r := range s.Runs {
 					if r.Fingerprint != base.Fingerprint {
 						diff := report.FingerprintDiff(base, r)
 						mismatched = append(mismatched, fmt.Sprintf("run %s (%s) has workload %s, the baseline %s: %s", r.ID, s.Label, r.Fingerprint, base.Fingerprint, strings.Join(diff, "; ")))
 					}
-					if r.Status != report.StatusComplete {
+					switch r.Status {
+					case report.StatusComplete:
+					case report.StatusFailed:
+						failed = append(failed, fmt.Sprintf("run %s (%s) failed: %s", r.ID, s.Label, r.Error))
+					default:
 						warnings = append(warnings, fmt.Sprintf("warning: run %s (%s) is %s: %s", r.ID, s.Label, r.Status, r.Error))
 					}
+				}
+			}
+			if len(failed) > 0 {
+				if !force {
+					return usageError(fmt.Errorf("failed runs measure failures, not the database (--force compares them anyway):\n%s", strings.Join(failed, "\n")))
+				}
+				for _, f := range failed {
+					warnings = append(warnings, "warning: "+f)
 				}
 			}
 			if len(mismatched) > 0 {
@@ -145,7 +164,7 @@ them by their ratio instead).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&results, "results", "results", "results folder (RESULTS_DIR of the runs)")
+	f.StringVar(&results, "results", resultsDir(), resultsHelp)
 	f.StringVar(&format, "format", "text", "output format: text, markdown, csv or json")
 	f.StringVar(&layout, "layout", "rally", "rally or pr")
 	f.StringVar(&output, "output", "", "write to this file (atomically) instead of stdout")
@@ -154,7 +173,7 @@ them by their ratio instead).`,
 	f.Float64Var(&minAbs, "min-abs", report.DefaultMinAbsMS, "latency noise floor in ms: a change of the median smaller than this is ~ (0 judges every change)")
 	f.Float64Var(&alpha, "alpha", 0.05, "family-wise significance level: the chance of any false alarm in a comparison (Holm)")
 	f.StringVar(&untested, "untested", report.UntestedFail, "what --fail-above does with gated rows it cannot test: fail (exit 4) or ratio (judge them by their ratio alone)")
-	f.BoolVar(&force, "force", false, "compare runs of different workloads (their differing keys are listed)")
+	f.BoolVar(&force, "force", false, "compare runs of different workloads (their differing keys are listed) or failed runs")
 	return cmd
 }
 
@@ -168,10 +187,8 @@ func newList(stdout, stderr io.Writer) *cobra.Command {
 			if err := report.CheckFormat(format); err != nil {
 				return usageError(err)
 			}
-			recs, errs := report.Store{Dir: results}.List()
-			for _, e := range errs {
-				fmt.Fprintf(stderr, "warning: %v\n", e)
-			}
+			recs, damaged := report.Store{Dir: results}.List()
+			warnDamaged(stderr, damaged)
 			t := report.Table{Title: fmt.Sprintf("Runs in %s", results), Header: []string{"ID", "Started (UTC)", "Label", "DB", "Version", "Workload", "Status"}}
 			for _, r := range recs {
 				t.Rows = append(t.Rows, []string{r.ID, r.StartedAt.UTC().Format("2006-01-02 15:04:05"), r.Label, r.Target.DB, r.Target.Version, r.Fingerprint, r.Status})
@@ -182,7 +199,7 @@ func newList(stdout, stderr io.Writer) *cobra.Command {
 			return report.WriteTables(stdout, format, []report.Table{t})
 		},
 	}
-	cmd.Flags().StringVar(&results, "results", "results", "results folder (RESULTS_DIR of the runs)")
+	cmd.Flags().StringVar(&results, "results", resultsDir(), resultsHelp)
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, markdown, csv or json")
 	return cmd
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,26 +98,55 @@ func TestFailAboveExitsOne(t *testing.T) {
 	}
 }
 
-// TestGateNeverSilent: with one run a side nothing can be tested, and a
-// contender whose every operation failed (its writes time out) must still
-// not pass: the gate exits 4 and says which rows it could not test, or with
-// --untested=ratio judges them by their ratio and finds the regression.
+// TestGateNeverSilent: a contender whose every write timed out is a
+// failed run (exit 3); compare refuses it unless --force, and then, with
+// one run a side, nothing can be tested: the gate exits 4 and says which
+// rows it could not test, or with --untested=ratio judges them by their
+// ratio and finds the regression.
 func TestGateNeverSilent(t *testing.T) {
 	dir := t.TempDir()
 	delayRuns(t, dir, "ok", "1")
-	delayRuns(t, dir, "broken", "1", "--set", "NULL_DELAY_MS=200", "--set", "WRITE_OPERATION_TIMEOUT_MS=20", "--set", "READ_OPERATION_TIMEOUT_MS=20")
+	args := []string{"-c", "config.properties", "--set", "RESULTS_DIR=" + dir, "--set", "DB_SWITCH=Null", "--set", "DEVICE_NUMBER=2", "--set", "GROUP_NUMBER=1",
+		"--set", "DATA_CLIENT_NUMBER=2", "--set", "LOOP=40", "--set", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0", "--set", "INIT_WAIT_TIME=0",
+		"--set", "VERIFY=false", "--set", "NULL_DELAY_MS=200", "--set", "WRITE_OPERATION_TIMEOUT_MS=20", "--set", "READ_OPERATION_TIMEOUT_MS=20", "--label", "broken"}
+	if r := bench(t, args...); r.code != 3 || !strings.Contains(r.stderr, "bench: the run failed: 80 of 80 operations failed (100.00%, MAX_ERROR_RATE=0%: INGESTION 40, PRECISE_POINT 40); most frequent error: ") {
+		t.Fatalf("every operation timed out: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := bench(t, "list", "--results", dir); !strings.Contains(r.stdout, "| broken |") || !strings.Contains(r.stdout, "failed |") {
+		t.Fatalf("list does not show the failed run:\n%s", r.stdout)
+	}
 	r := bench(t, "compare", "ok", "broken", "--results", dir, "--fail-above", "10")
+	if r.code != 2 || !strings.Contains(r.stderr, "failed runs measure failures, not the database (--force compares them anyway)") {
+		t.Fatalf("a failed run compared: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = bench(t, "compare", "ok", "broken", "--results", dir, "--fail-above", "10", "--force")
 	if r.code != 4 || !strings.Contains(r.stderr, "gated rows could not be tested") || !strings.Contains(r.stderr, "error rate of INGESTION (main): n=1+1: a test needs 3 runs a side") ||
-		!strings.Contains(r.stderr, "no successful operation in the contender") {
+		!strings.Contains(r.stderr, "no successful operation in the contender") || !strings.Contains(r.stdout, "failed: 80 of 80 operations failed") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	r = bench(t, "compare", "ok", "broken", "--results", dir, "--fail-above", "10", "--untested", "ratio")
+	r = bench(t, "compare", "ok", "broken", "--results", dir, "--fail-above", "10", "--untested", "ratio", "--force")
 	if r.code != 1 || !strings.Contains(r.stderr, "error rate of INGESTION (main) is +inf% by its ratio alone") {
 		t.Fatalf("--untested=ratio: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// Without --fail-above there is no gate, only the report.
-	if r := bench(t, "compare", "ok", "broken", "--results", dir); r.code != 0 || !strings.Contains(r.stdout, "untested") {
+	if r := bench(t, "compare", "ok", "broken", "--results", dir, "--force"); r.code != 0 || !strings.Contains(r.stdout, "untested") {
 		t.Fatalf("no gate: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// TestMaxErrorRate: failures below the user's threshold leave the run
+// complete; MAX_ERROR_RATE=100 accepts any.
+func TestMaxErrorRate(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-c", "config.properties", "--set", "RESULTS_DIR=" + dir, "--set", "DB_SWITCH=Null", "--set", "DEVICE_NUMBER=2", "--set", "GROUP_NUMBER=1",
+		"--set", "DATA_CLIENT_NUMBER=2", "--set", "LOOP=20", "--set", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0", "--set", "INIT_WAIT_TIME=0",
+		"--set", "VERIFY=false", "--set", "NULL_DELAY_MS=50", "--set", "WRITE_OPERATION_TIMEOUT_MS=10"}
+	// Half the operations (the writes) fail.
+	if r := bench(t, append(args, "--set", "MAX_ERROR_RATE=49.9")...); r.code != 3 || !strings.Contains(r.stderr, "MAX_ERROR_RATE=49.9%") {
+		t.Fatalf("50%% failed over a 49.9%% limit: exit %d, %q", r.code, r.stderr)
+	}
+	if r := bench(t, append(args, "--set", "MAX_ERROR_RATE=50")...); r.code != 0 || strings.Contains(r.stdout, "failed, started") {
+		t.Fatalf("50%% failed within a 50%% limit: exit %d, %q", r.code, r.stderr)
 	}
 }
 
@@ -155,5 +185,41 @@ func TestGateFlagsValidated(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, c.msg) {
 			t.Errorf("%s %s: exit %d, stderr %q", c.flag, c.value, r.code, r.stderr)
 		}
+	}
+}
+
+// TestDamagedRecordsNamed: a truncated record is named by list, show and
+// compare, never dropped in silence; list honours TSBENCH_RESULTS_DIR.
+func TestDamagedRecordsNamed(t *testing.T) {
+	dir := t.TempDir()
+	delayRuns(t, dir, "a", "3")
+	delayRuns(t, dir, "b", "3")
+	recs, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	victim := recs[len(recs)-1]
+	data, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(victim, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSuffix(filepath.Base(victim), ".json")
+	want := victim + " is not a readable run record: unexpected end of JSON input; it is left out"
+	if r := bench(t, "list", "--results", dir); r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("list: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := bench(t, "show", id, "--results", dir); r.code != 2 || !strings.Contains(r.stderr, `the record of run "`+id+`" cannot be read: `+victim+" is not a readable run record") {
+		t.Fatalf("show: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r := bench(t, "compare", "a", "b", "--results", dir)
+	if r.code != 0 || !strings.Contains(r.stderr, want+", so a side may have one run less") || !strings.Contains(r.stdout, "it is left out, so a side may have one run less") || !strings.Contains(r.stdout, "n=3+2") && !strings.Contains(r.stdout, "n=2+3") {
+		t.Fatalf("compare: exit %d, stderr %q\n%.3000s", r.code, r.stderr, r.stdout)
+	}
+	cmd := exec.Command(binary, "list")
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "TSBENCH_RESULTS_DIR="+dir)
+	out, err := cmd.Output()
+	if err != nil || strings.Count(string(out), "| complete |") != 5 {
+		t.Fatalf("TSBENCH_RESULTS_DIR: %v\n%s", err, out)
 	}
 }

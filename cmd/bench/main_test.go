@@ -259,7 +259,7 @@ func TestVerifyMismatchExitsThree(t *testing.T) {
 	}
 	more := append(append([]string{"verify", "-c", "config.properties"}, small...), "--set", "LOOP=6")
 	r := bench(t, more...)
-	if r.code != 3 || !strings.Contains(r.stderr, "bench: verify: 20 of 20 devices hold other point counts than the config writes") {
+	if r.code != 3 || !strings.Contains(r.stderr, "bench: verify: 20 of 20 devices hold other point counts than the workload writes") {
 		t.Fatalf("verify against a bigger config: exit %d, %q", r.code, r.stderr)
 	}
 }

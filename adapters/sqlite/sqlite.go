@@ -172,7 +172,13 @@ func (a *Adapter) Reconnect(ctx context.Context) error {
 	return nil
 }
 
-func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+// quote makes a name an SQL identifier. Square brackets, not double
+// quotes: SQLite reads a double-quoted name that matches no column as a
+// string literal, so count("s_10") on a table without s_10 counted every
+// row, and VERIFY passed a database that lacked half its sensors. A
+// bracketed name that matches nothing is an error. Names are letters,
+// digits and underscores (config checks them), so none holds a bracket.
+func quote(name string) string { return "[" + name + "]" }
 
 // Close closes the database file.
 func (a *Adapter) Close() error { return a.db.Close() }

@@ -357,3 +357,17 @@ func TestTimestampsMustFit(t *testing.T) {
 	}
 	mustLoad(t, "TIMESTAMP_PRECISION=ns\nSTART_TIME=2200-01-01T00:00:00Z\n")
 }
+
+// TestErrorsAtOnce: a value that does not parse and a rule between keys
+// are said together, and a rule that involves the refused key is not.
+func TestErrorsAtOnce(t *testing.T) {
+	_, err := load(t, "LOOP=abc\nGROUP_NUMBER=30\nDEVICE_NUMBER=20\nIS_SENSOR_TS_ALIGNMENT=false\n")
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 3 {
+		t.Fatalf("want 3 errors (LOOP, GROUP_NUMBER, IS_SENSOR_TS_ALIGNMENT), got %v", err)
+	}
+	_, err = load(t, "DEVICE_NUMBER=x\nGROUP_NUMBER=30\n")
+	if !errors.As(err, &es) || len(es) != 1 || es[0].Key != "DEVICE_NUMBER" {
+		t.Fatalf("GROUP_NUMBER against a refused DEVICE_NUMBER must not be judged: %v", err)
+	}
+}

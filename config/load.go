@@ -324,6 +324,9 @@ func fromRaw(rc *rawConfig, cat Catalog) (*Loaded, error) {
 				e.Msg += " (built-in default)"
 			}
 			errs = append(errs, e)
+			// The default stands in, so that the rules between keys can
+			// still be checked and every error said at once.
+			_ = k.parse(dst, def)
 		}
 	}
 	ignored := map[string]IgnoredKey{}
@@ -375,6 +378,14 @@ func fromRaw(rc *rawConfig, cat Catalog) (*Loaded, error) {
 		warnings = append(warnings, w)
 	}
 	if len(errs) > 0 {
+		// The rules between keys too, except those that involve a key
+		// already refused (its default would make them say something false).
+		resolve(c)
+		for _, e := range Validate(c) {
+			if !mentionsAny(e, errs) {
+				errs = append(errs, e)
+			}
+		}
 		sortErrors(errs)
 		return nil, errs
 	}
@@ -500,4 +511,15 @@ func editDistance(a, b string) int {
 func continues(line string) bool {
 	line = strings.TrimRight(line, "\r")
 	return (len(line)-len(strings.TrimRight(line, "\\")))%2 == 1
+}
+
+// mentionsAny reports whether e names a key one of errs refused.
+func mentionsAny(e *Error, errs Errors) bool {
+	for _, r := range errs {
+		name := strings.TrimPrefix(r.Key, "--set ")
+		if name != "" && (e.Key == name || strings.Contains(e.Msg, name) || strings.Contains(e.Valid, name)) {
+			return true
+		}
+	}
+	return false
 }

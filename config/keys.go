@@ -405,7 +405,7 @@ func SharedKeys() []Key {
 		boolKey("IS_DELETE_DATA", GroupOther, "true", "Remove the benchmark's old data before the run (only when the run writes).", func(c *Config) *bool { return &c.DeleteData }),
 		longKey("INIT_WAIT_TIME", GroupOther, "1000", 0, math.MaxInt32, "≥ 0 ms", "Pause after cleanup, for servers that drop data asynchronously.", func(c *Config) *int64 { return &c.InitWaitMS }),
 		boolKey("CREATE_SCHEMA", GroupOther, "true", "Create the schema before writing (only when the run writes).", func(c *Config) *bool { return &c.CreateSchema }),
-		longKey("TEST_MAX_TIME", GroupOther, "0", 0, math.MaxInt64/1000000, "0 (unlimited) or ms", "Wall-clock limit of the workload; clients stop after their current operation.", func(c *Config) *int64 { return &c.TestMaxTimeMS }),
+		longKey("TEST_MAX_TIME", GroupOther, "0", 0, math.MaxInt64/1000000, "0 (unlimited) or ms", "Wall-clock limit of each measured phase; clients stop after their current operation. The record notes a phase it ended early, and VERIFY is then skipped (the workload was not all written, by choice).", func(c *Config) *int64 { return &c.TestMaxTimeMS }),
 		boolKey("BENCHMARK_CLUSTER", GroupOther, "false", "Several tsbench instances share one database; see BENCHMARK_INDEX.", func(c *Config) *bool { return &c.BenchmarkCluster }),
 		intKey("BENCHMARK_INDEX", GroupOther, "0", 0, 1<<20, "≥ 0", "With BENCHMARK_CLUSTER, instance i writes device ids i×D .. i×D+D-1.", func(c *Config) *int { return &c.BenchmarkIndex }),
 		intKey("LOG_PRINT_INTERVAL", GroupOther, "5", 1, 3600, "1..3600 s", "Seconds between progress lines when output is not a terminal.", func(c *Config) *int { return &c.LogPrintInterval }),

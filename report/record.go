@@ -25,7 +25,7 @@ const SchemaVersion = 1
 // Run statuses.
 const (
 	StatusComplete   = "complete"
-	StatusIncomplete = "incomplete" // cut short by a signal, a time limit of the user's or a fatal error
+	StatusIncomplete = "incomplete" // cut short by a signal, a step that failed or a fatal error (TEST_MAX_TIME, the user's own bound, is not: the record notes it)
 	StatusFailed     = "failed"     // ran to its end, but too many operations failed or VERIFY found a difference
 )
 

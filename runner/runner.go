@@ -48,6 +48,9 @@ type Phase struct {
 	Started    time.Time
 	Elapsed    time.Duration
 	Operations []*metrics.Snapshot
+	// Cut says why the phase ended before its schedule (TEST_MAX_TIME);
+	// empty when every scheduled operation ran.
+	Cut string
 }
 
 // DeviceCount is one device's verify result.
@@ -73,6 +76,9 @@ type Result struct {
 	// Stopped says why the run ended before its plan was done (a signal, a
 	// failed step); nil for a complete run.
 	Stopped error
+	// Notes are facts of the run a reader must know (a phase that
+	// TEST_MAX_TIME ended early).
+	Notes []string
 }
 
 // VerifyFailed reports whether a verify found a device that differs.
@@ -219,7 +225,15 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 			res.Stopped = fmt.Errorf("verify: %s cannot count points", w.drv.Name)
 			return false
 		}
-		return w.step(ctx, "verify", "", func(ctx context.Context) error {
+		skip := ""
+		for _, ph := range res.Phases {
+			if ph.Cut != "" {
+				// The workload was not all written, by the user's choice:
+				// a count against it would report that choice as a loss.
+				skip = ph.Cut + ", so the workload was not all written"
+			}
+		}
+		return w.step(ctx, "verify", skip, func(ctx context.Context) error {
 			res.Verify = Verify(ctx, p, cnt)
 			// A count that failed proves nothing either way: the step says
 			// so instead of "ok" beside devices that seem to differ.
@@ -266,7 +280,11 @@ func (w *walker) step(ctx context.Context, name, skip string, f func(context.Con
 
 // phase runs one measured phase; an interrupt stops the run after it.
 func (w *walker) phase(ctx context.Context, wk work) bool {
-	w.res.Phases = append(w.res.Phases, runPhase(ctx, w.p, w.a, wk, w.opts))
+	ph := runPhase(ctx, w.p, w.a, wk, w.opts)
+	w.res.Phases = append(w.res.Phases, ph)
+	if ph.Cut != "" {
+		w.res.Notes = append(w.res.Notes, ph.Cut)
+	}
 	if err := ctx.Err(); err != nil {
 		w.res.Stopped = fmt.Errorf("interrupted: %w", context.Cause(ctx))
 		return false
@@ -402,7 +420,11 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 	for _, cl := range clients {
 		parts = append(parts, cl.rec.Snapshots())
 	}
-	return Phase{Name: w.name, Round: w.round, Variant: w.variant, Clients: c.DataClients, Started: start, Elapsed: elapsed, Operations: orderOps(&w, metrics.Merge(parts...))}
+	ph := Phase{Name: w.name, Round: w.round, Variant: w.variant, Clients: c.DataClients, Started: start, Elapsed: elapsed, Operations: orderOps(&w, metrics.Merge(parts...))}
+	if limit.Err() != nil && ctx.Err() == nil && done.Load() < total {
+		ph.Cut = fmt.Sprintf("TEST_MAX_TIME=%d ms ended the %s phase after %d of %d operations", c.TestMaxTimeMS, name, done.Load(), total)
+	}
+	return ph
 }
 
 // orderOps lists the phase's operations in OPERATION_PROPORTION order,

@@ -319,7 +319,7 @@ func buildRecord(l *config.Loaded, plan *runner.Plan, drv *adapters.Driver, res 
 		Fingerprint:   report.Fingerprint(vals, c.WorkloadKeys()),
 		WorkloadKeys:  c.WorkloadKeys(),
 		Config:        vals,
-		Notes:         l.Notes,
+		Notes:         append(append([]string(nil), l.Notes...), res.Notes...),
 		Warnings:      l.Warnings,
 	}
 	if rec.FinishedAt.IsZero() {

@@ -167,6 +167,16 @@ func (r Registry) KeySetOf(dbSwitch string) (*config.KeySet, error) {
 	return d.Keys, nil
 }
 
+// Check is the chosen driver's checks of a configuration (config.Checker),
+// so that the loader reports them with the errors of the keys.
+func (r Registry) Check(c *config.Config) config.Errors {
+	d, err := r.Lookup(c.DBSwitch)
+	if err != nil {
+		return nil // DB_SWITCH itself is reported by KeySetOf
+	}
+	return d.Validate(c)
+}
+
 // KeySets lists every driver's keys once (config.Catalog).
 func (r Registry) KeySets() []*config.KeySet {
 	var out []*config.KeySet

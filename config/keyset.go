@@ -57,6 +57,13 @@ type Catalog interface {
 	KeySets() []*KeySet
 }
 
+// Checker is a Catalog that also checks a configuration against what the
+// chosen database supports, so that those errors come with all the others
+// instead of after them.
+type Checker interface {
+	Check(c *Config) Errors
+}
+
 // OptionsOf returns the options the chosen database's keys parsed into, or
 // false when the configuration holds no options of type T (it was loaded
 // without that database's key set).

@@ -377,11 +377,19 @@ func fromRaw(rc *rawConfig, cat Catalog) (*Loaded, error) {
 		}
 		warnings = append(warnings, w)
 	}
+	// The rules between keys and the database's own checks.
+	checks := func() Errors {
+		es := Validate(c)
+		if ch, ok := cat.(Checker); ok && dbErr == nil {
+			es = append(es, ch.Check(c)...)
+		}
+		return es
+	}
 	if len(errs) > 0 {
-		// The rules between keys too, except those that involve a key
-		// already refused (its default would make them say something false).
+		// The rules too, except those that involve a key already refused
+		// (its default would make them say something false).
 		resolve(c)
-		for _, e := range Validate(c) {
+		for _, e := range checks() {
 			if !mentionsAny(e, errs) {
 				errs = append(errs, e)
 			}
@@ -400,7 +408,8 @@ func fromRaw(rc *rawConfig, cat Catalog) (*Loaded, error) {
 			c.values[k] = v
 		}
 	}
-	if errs := Validate(c); len(errs) > 0 {
+	if errs := checks(); len(errs) > 0 {
+		sortErrors(errs)
 		return nil, errs
 	}
 	sort.Strings(warnings)

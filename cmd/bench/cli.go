@@ -252,7 +252,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if rf.format == "csv" || rf.format == "json" {
 		human = stderr
 	}
-	fmt.Fprintf(human, "tsbench %s: measuring %s%s\n", toolVersion(), drv.Name, where(drv, c))
+	fmt.Fprintf(human, "tsbench %s: measuring %s%s\n", toolVersion(), measured(drv, c), where(drv, c))
 	printNotes(l, stderr)
 	for _, n := range plan.Notes {
 		fmt.Fprintf(stderr, "note: %s\n", n)
@@ -412,4 +412,13 @@ func bytesText(b float64) string {
 		b /= 1000
 	}
 	return fmt.Sprintf("%.3g EB", b)
+}
+
+// measured names the database as the user did: DB_SWITCH=OpenSearch is
+// measured by the Elasticsearch driver, but it is OpenSearch that is measured.
+func measured(drv *adapters.Driver, c *config.Config) string {
+	if c.DBSwitch == "" || strings.EqualFold(c.DBSwitch, drv.Name) {
+		return drv.Name
+	}
+	return fmt.Sprintf("%s (%s driver)", c.DBSwitch, drv.Name)
 }

@@ -37,6 +37,8 @@ func TestHonestOutcomes(t *testing.T) {
 		{"timestamps overflow", append([]string{"-c", "config.properties", "--set", "TIMESTAMP_PRECISION=ns", "--set", "START_TIME=2300-01-01T00:00:00Z"}, small...), 2, []string{"bench: START_TIME=2300-01-01T00:00:00Z: with POINT_STEP=5000 and TIMESTAMP_PRECISION=ns puts the last of"}, nil},
 		{"the real bound", []string{"-c", "config.properties", "--set", "DEVICE_NUMBER=2147483648"}, 2, []string{"DEVICE_NUMBER=2147483648: out of range: the largest allowed is 1000000 (valid: 1..1000000)"}, nil},
 		{"a time limit of the user's", []string{"-c", "config.properties", "--set", "RESULTS_DIR=" + dir, "--set", "SQLITE_PATH=" + filepath.Join(dir, "limit.db"), "--set", "TEST_MAX_TIME=300", "--set", "VERIFY=true"}, 0, nil, []string{"verify: 0.00 second, skipped: TEST_MAX_TIME=300 ms ended the main phase after "}},
+		{"every error at once", []string{"-c", "config.properties", "--set", "DB_SWITCH=Null", "--set", "LOOP=abc", "--set", "GROUP_NUMBER=30"}, 2,
+			[]string{"bench: GROUP_NUMBER=30: is larger than DEVICE_NUMBER=20", "bench: LOOP=abc: not a whole number", "bench: VERIFY=true: Null cannot count the points it holds"}, nil},
 		{"verify of no database", []string{"verify", "-c", "config.properties", "--set", "SQLITE_PATH=" + filepath.Join(dir, "none.db")}, 3, []string{"does not exist (SQLITE_PATH, or RESULTS_DIR/DB_NAME.db): nothing to verify"}, nil},
 	}
 	// The first case: tables made for 10 sensors, a run that writes 20

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -341,3 +342,22 @@ func TestTargetThroughput(t *testing.T) {
 }
 
 func ptrDriver(d adapters.Driver) *adapters.Driver { return &d }
+
+// TestInterruptedStepIsNotFailed: a step ended by Ctrl-C (a cancelled
+// context) is said to be interrupted, not to have failed.
+func TestInterruptedStepIsNotFailed(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w := &walker{opts: Options{Log: io.Discard}, res: &Result{}}
+	if w.step(ctx, "cleanup", "", func(ctx context.Context) error { return fmt.Errorf("drop tables: %w", ctx.Err()) }) {
+		t.Fatal("an interrupted step let the run go on")
+	}
+	if got := w.res.Stopped.Error(); got != "cleanup interrupted: context canceled" {
+		t.Fatalf("stopped: %q", got)
+	}
+	w = &walker{opts: Options{Log: io.Discard}, res: &Result{}}
+	w.step(context.Background(), "cleanup", "", func(context.Context) error { return errors.New("disk full") })
+	if got := w.res.Stopped.Error(); got != "cleanup failed: disk full" {
+		t.Fatalf("stopped: %q", got)
+	}
+}

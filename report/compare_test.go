@@ -342,4 +342,22 @@ func TestDifferencesLead(t *testing.T) {
 	if d := Compare(base, []Side{side("c", 3, 3, map[string]float64{"Q1": 5}, order)}, opts).Differences(); len(d) != 0 {
 		t.Fatalf("same database and build: %q", d)
 	}
+	// One driver, two distributions: the server's own name tells them apart;
+	// two versions of one distribution are the build under test, not a difference.
+	es, opensearch := side("es", 4, 3, map[string]float64{"Q1": 5}, order), side("os", 5, 3, map[string]float64{"Q1": 5}, order)
+	for _, r := range es.Runs {
+		r.Target = Target{DB: "Elasticsearch", Version: "Elasticsearch 8.19.21"}
+	}
+	for _, r := range opensearch.Runs {
+		r.Target = Target{DB: "Elasticsearch", Version: "OpenSearch 2.19.6"}
+	}
+	if d := Compare(es, []Side{opensearch}, opts).Differences(); len(d) != 1 || d[0] != `Different database: "Elasticsearch" in es; "OpenSearch" in os.` {
+		t.Fatalf("Elasticsearch vs OpenSearch: %q", d)
+	}
+	for _, r := range opensearch.Runs {
+		r.Target.Version = "Elasticsearch 6.8.6"
+	}
+	if d := Compare(es, []Side{opensearch}, opts).Differences(); len(d) != 0 {
+		t.Fatalf("two Elasticsearch versions: %q", d)
+	}
 }

@@ -212,7 +212,7 @@ func (c *Comparison) Differences() []string {
 		name string
 		of   func(*Record) string
 	}{
-		{"database", func(r *Record) string { return r.Target.DB }},
+		{"database", databaseOf},
 		{"tsbench build", func(r *Record) string { return r.Tool.Version }},
 		{"workload", func(r *Record) string { return r.Fingerprint }},
 		{"host", func(r *Record) string {
@@ -253,4 +253,14 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// databaseOf names the database a run measured: the driver's name, or the
+// distribution the server reported when one driver speaks to several
+// (Elasticsearch's driver, "OpenSearch 2.19.6").
+func databaseOf(r *Record) string {
+	if f := strings.Fields(r.Target.Version); len(f) > 1 && f[0] != r.Target.DB && strings.IndexAny(f[0][:1], "0123456789") < 0 {
+		return f[0]
+	}
+	return r.Target.DB
 }

@@ -251,11 +251,16 @@ func Compare(base Side, contenders []Side, opt CompareOptions) *Comparison {
 		}
 		return c
 	}
+	mixed := mixedPhases(append([]Side{base}, contenders...))
 	for _, k := range keys {
 		m := metricOf[k.Metric]
 		row := Row{Key: k, Metric: m, Baseline: cell(bv, k)}
+		why := ""
+		if mixed[k.Phase] && m.Name == "throughput" && k.Op != ingestion {
+			why = "not gated: in a phase that also writes, the points a query returns depend on how far the writers got"
+		}
 		for i := range contenders {
-			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(cvs[i], k), opt))
+			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(cvs[i], k), opt, why))
 		}
 		cmp.Rows = append(cmp.Rows, row)
 	}
@@ -307,7 +312,7 @@ func serverRows(base Side, contenders []Side, opt CompareOptions) []Row {
 		m := Metric{Name: name, Unit: units[name], Direction: Neutral}
 		row := Row{Key: Key{Metric: name, Phase: "server"}, Metric: m, Baseline: cell(base, name)}
 		for _, c := range contenders {
-			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(c, name), opt))
+			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(c, name), opt, ""))
 		}
 		rows = append(rows, row)
 	}
@@ -319,9 +324,22 @@ func serverRows(base Side, contenders []Side, opt CompareOptions) []Row {
 // floor, nothing to compare), a reason it cannot be tested, or Tested with
 // the raw p-value, which decide turns into a verdict once every row's p is
 // known.
-func judge(m Metric, b, c Cell, opt CompareOptions) Change {
+func judge(m Metric, b, c Cell, opt CompareOptions, notGated string) Change {
 	ch := Change{Cell: c, DiffPct: math.NaN(), Ratio: math.NaN()}
-	gate, why := gated(m, min(b.Fewest, c.Fewest))
+	// A side without a value has no samples: the rule reads the other
+	// side's, so that a contender whose every operation failed is untested,
+	// not "too few samples".
+	fewest := min(b.Fewest, c.Fewest)
+	switch {
+	case !b.OK:
+		fewest = c.Fewest
+	case !c.OK:
+		fewest = b.Fewest
+	}
+	gate, why := gated(m, fewest)
+	if notGated != "" {
+		gate, why = false, notGated
+	}
 	switch {
 	case !b.OK && !c.OK:
 		ch.Note = "not reported"
@@ -581,8 +599,8 @@ func (c *Comparison) notes() []string {
 
 // GateRules says which rows the gate judges, in the words of the reports
 // and of bench compare --help.
-var GateRules = fmt.Sprintf("Gated rows: throughput, mean latency and error rate of every operation and round; percentiles only where every run of both sides has at least 10/(1−q) successful operations: %d for the median (latency and service time), %d for P90, %d for P99, %d for P99.9; the maximum never; a test needs %d runs a side (5 recommended).",
-	neededSamples(50), neededSamples(90), neededSamples(99), neededSamples(99.9), MinRuns)
+var GateRules = fmt.Sprintf("Gated rows: throughput (of queries only in phases that do not also write), mean latency and error rate of every operation and round; latency only where every run of both sides has at least 10/(1−q) successful operations: %d for the mean, %d for the median (latency and service time), %d for P90, %d for P99, %d for P99.9; the maximum never; a test needs %d runs a side (5 recommended).",
+	tailSamples, neededSamples(50), neededSamples(90), neededSamples(99), neededSamples(99.9), MinRuns)
 
 func contenderLabels(ss []Side) string {
 	var out []string
@@ -836,6 +854,38 @@ func (c *Comparison) JSON() any {
 			rj.Contenders = append(rj.Contenders, changeJSON{Cell: ch.Cell, Diff: finite(ch.Diff, both), DiffPct: finite(ch.DiffPct, both), Ratio: finite(ch.Ratio, both), P: finite(ch.P, ch.Tested), AdjP: finite(ch.AdjP, ch.Tested), Verdict: ch.Verdict, Note: ch.Note, Untestable: ch.Untestable})
 		}
 		out.Rows = append(out.Rows, rj)
+	}
+	return out
+}
+
+// ingestion is the runner's name of the write operation.
+const ingestion = "INGESTION"
+
+// mixedPhases are the phases (by key) in which some run both wrote and
+// queried: there a query's result, and so its points per second, depends
+// on how much the writers had written when it ran, not only on the database.
+func mixedPhases(sides []Side) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range sides {
+		for _, r := range s.Runs {
+			for i := range r.Phases {
+				p := &r.Phases[i]
+				writes, queries := false, false
+				for _, op := range p.Operations {
+					if op.OKOps+op.FailOps == 0 {
+						continue
+					}
+					if op.Operation == ingestion {
+						writes = true
+					} else {
+						queries = true
+					}
+				}
+				if writes && queries {
+					out[phaseKey(p)] = true
+				}
+			}
+		}
 	}
 	return out
 }

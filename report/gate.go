@@ -48,6 +48,9 @@ func gated(m Metric, fewest int64) (bool, string) {
 		return false, ""
 	case m.Quantile >= 100:
 		return false, "not gated: the maximum is one operation"
+	case m.Latency && m.Quantile == 0 && fewest < tailSamples:
+		// A mean of four operations is the slowest of them, mostly.
+		return false, fmt.Sprintf("not gated: too few samples for a mean (%d in the smallest run, needs %d)", fewest, tailSamples)
 	case m.Quantile >= 50:
 		if need := neededSamples(m.Quantile); fewest < need {
 			return false, fmt.Sprintf("not gated: too few samples for P%g (%d in the smallest run, needs %d)", m.Quantile, fewest, need)
@@ -63,22 +66,41 @@ func gated(m Metric, fewest int64) (bool, string) {
 // slowdown differ by many standard errors. Identical constant samples give
 // 1; constant samples that differ give 0.
 func Welch(x, y []float64) float64 {
+	t, df, ok := welchT(x, y)
+	switch {
+	case !ok:
+		return 1
+	case math.IsInf(t, 0):
+		return 0
+	case t == 0 && df == 0:
+		return 1
+	}
+	return math.Min(1, 2*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs(t)))
+}
+
+// welchT is Welch's t of mean(y) − mean(x) and its degrees of freedom; ok
+// is false when a side has fewer than 2 values. Samples without spread
+// give t = ±Inf when the means differ and t = df = 0 when they do not.
+func welchT(x, y []float64) (t, df float64, ok bool) {
 	n1, n2 := float64(len(x)), float64(len(y))
 	if n1 < 2 || n2 < 2 {
-		return 1
+		return 0, 0, false
 	}
 	m1, v1 := meanVar(x)
 	m2, v2 := meanVar(y)
 	se2 := v1/n1 + v2/n2
 	if se2 == 0 {
-		if m1 == m2 {
-			return 1
+		switch {
+		case m2 > m1:
+			return math.Inf(1), 0, true
+		case m2 < m1:
+			return math.Inf(-1), 0, true
 		}
-		return 0
+		return 0, 0, true
 	}
-	t := (m1 - m2) / math.Sqrt(se2)
-	df := se2 * se2 / ((v1/n1)*(v1/n1)/(n1-1) + (v2/n2)*(v2/n2)/(n2-1))
-	return math.Min(1, 2*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs(t)))
+	t = (m2 - m1) / math.Sqrt(se2)
+	df = se2 * se2 / ((v1/n1)*(v1/n1)/(n1-1) + (v2/n2)*(v2/n2)/(n2-1))
+	return t, df, true
 }
 
 func meanVar(xs []float64) (mean, variance float64) {
@@ -162,29 +184,84 @@ func pval(p float64) string {
 type GateResult struct {
 	Regressions []string
 	Untested    []string
+	// Unproven are rows judged worse by more than --fail-above whose data
+	// do not show the change to exceed it: said, not failed.
+	Unproven []string
 }
 
-// Gate applies --fail-above: a regression is a gated row judged worse
-// whose change exceeds failAbove percent. Under the ratio rule an untestable row
-// that both sides report is judged by its ratio alone instead.
+// Gate applies --fail-above N. A row fails the gate when it is judged
+// worse and the data show that it is worse by more than N percent: a
+// one-sided Welch test against a change of exactly N% (the baseline's runs
+// scaled by 1 ± N/100), Holm-adjusted over every tested row of the
+// contender. A point estimate just past N on a drifting machine is not
+// enough; a change far past N is found as surely as before. Under the ratio
+// rule an untestable row that both sides report is judged by its ratio
+// alone instead.
 func (c *Comparison) Gate(failAbove float64, untested string) GateResult {
 	var g GateResult
-	for _, r := range c.Rows {
-		for i, ch := range r.Contender {
-			where := fmt.Sprintf("%s: %s of %s (%s)", c.Contenders[i].Label, r.Key.Metric, r.Key.Op, r.Key.Phase)
+	for i := range c.Contenders {
+		type ref struct{ row int }
+		var tested []ref
+		var ps []float64
+		for r, row := range c.Rows {
+			if ch := row.Contender[i]; ch.Tested {
+				tested = append(tested, ref{r})
+				ps = append(ps, beyond(row.Metric, row.Baseline.Values, ch.Values, failAbove))
+			}
+		}
+		adj := Holm(ps)
+		beyondAdj := map[int]float64{}
+		for k, t := range tested {
+			beyondAdj[t.row] = adj[k]
+		}
+		for r, row := range c.Rows {
+			ch := row.Contender[i]
+			where := fmt.Sprintf("%s: %s of %s (%s)", c.Contenders[i].Label, row.Key.Metric, row.Key.Op, row.Key.Phase)
 			switch {
-			case ch.Tested && ch.Verdict == "worse" && math.Abs(ch.DiffPct) > failAbove:
-				g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s (%s)", where, pct(ch.DiffPct), ch.Note))
+			case ch.Tested && ch.Verdict == "worse" && worseBy(row.Metric, ch) > failAbove && beyondAdj[r] < c.Options.Alpha:
+				g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s (%s; worse by more than %g%%: p(Holm)=%s)", where, pct(ch.DiffPct), ch.Note, failAbove, pval(beyondAdj[r])))
+			case ch.Tested && ch.Verdict == "worse" && worseBy(row.Metric, ch) > failAbove:
+				g.Unproven = append(g.Unproven, fmt.Sprintf("%s is %s, but not shown to exceed %g%% (p(Holm)=%s)", where, pct(ch.DiffPct), failAbove, pval(beyondAdj[r])))
 			case ch.Untestable == "":
-			case untested == UntestedRatio && r.Baseline.OK && ch.OK && worseBy(r.Metric, ch) > failAbove:
+			case untested == UntestedRatio && row.Baseline.OK && ch.OK && worseBy(row.Metric, ch) > failAbove:
 				g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s by its ratio alone (untested: %s)", where, pct(ch.DiffPct), ch.Untestable))
-			case untested == UntestedRatio && r.Baseline.OK && ch.OK:
+			case untested == UntestedRatio && row.Baseline.OK && ch.OK:
 			default:
 				g.Untested = append(g.Untested, fmt.Sprintf("%s: %s", where, ch.Untestable))
 			}
 		}
 	}
 	return g
+}
+
+// beyond is the one-sided p-value of "the contender is worse than the
+// baseline by more than pct percent", from the per-run values: Welch's test
+// of the contender against the baseline scaled to that limit.
+func beyond(m Metric, base, cont []float64, pct float64) float64 {
+	scale := 1 + pct/100
+	if m.Direction == HigherIsBetter {
+		scale = 1 - pct/100
+	}
+	limit := make([]float64, len(base))
+	for i, v := range base {
+		limit[i] = v * scale
+	}
+	if m.Direction == HigherIsBetter {
+		return welchGreater(cont, limit) // worse: the limit is above the contender
+	}
+	return welchGreater(limit, cont)
+}
+
+// welchGreater is the one-sided Welch p-value of mean(y) > mean(x).
+func welchGreater(x, y []float64) float64 {
+	t, df, ok := welchT(x, y)
+	switch {
+	case !ok, math.IsInf(t, -1), t == 0 && df == 0:
+		return 1
+	case math.IsInf(t, 1):
+		return 0
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-t)
 }
 
 // worseBy is how many percent a change goes in the metric's worse

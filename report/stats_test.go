@@ -1,8 +1,13 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/tsbench/tsbench/metrics"
 )
 
 func TestWelch(t *testing.T) {
@@ -54,5 +59,50 @@ func TestNeededSamples(t *testing.T) {
 		if got := neededSamples(q); got != want {
 			t.Errorf("P%g needs %d samples, want %d", q, got, want)
 		}
+	}
+}
+
+func TestWelchGreater(t *testing.T) {
+	// Reference: scipy.stats.ttest_ind(y, x, equal_var=False, alternative="greater").
+	x, y := []float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}
+	if p := welchGreater(x, y); math.Abs(p-0.0010528257933665399/2) > 1e-9 {
+		t.Errorf("welchGreater = %v, want half the two-sided p", p)
+	}
+	if p := welchGreater(y, x); p < 0.99 {
+		t.Errorf("the other direction: p = %v", p)
+	}
+	if welchGreater([]float64{0, 0, 0}, []float64{100, 100, 100}) != 0 || welchGreater([]float64{1, 1, 1}, []float64{1, 1, 1}) != 1 {
+		t.Error("samples without spread")
+	}
+}
+
+// TestGateNeedsTheChangeBeyondTheLimit: +12% measured with a run-to-run
+// spread of ±5% is worse, but not shown to exceed 10%: noted, not failed;
+// +30% with the same spread fails.
+func TestGateNeedsTheChangeBeyondTheLimit(t *testing.T) {
+	runs := func(label string, means ...float64) Side {
+		s := Side{Label: label}
+		for i, m := range means {
+			rec := metrics.NewRecorder(time.Now())
+			o := rec.Op("Q1")
+			for j := 0; j < 50; j++ {
+				o.Record(time.Now(), time.Duration(m*float64(time.Millisecond)), 1, nil)
+			}
+			s.Runs = append(s.Runs, &Record{ID: fmt.Sprintf("%s%d", label, i), Phases: []Phase{{Name: "main", Seconds: 1, Operations: rec.Snapshots()}}})
+		}
+		return s
+	}
+	base := runs("a", 10, 10.5, 9.5, 10.2, 9.8)
+	opt := CompareOptions{Alpha: 0.05, MinEffect: 5, MinAbsMS: DefaultMinAbsMS}
+	c := Compare(base, []Side{runs("b", 11.2, 11.7, 10.7, 11.4, 11.0)}, opt)
+	if ch := row(t, c, "mean latency", "Q1").Contender[0]; ch.Verdict != "worse" {
+		t.Fatalf("+12%% consistently: %+v", ch)
+	}
+	if g := c.Gate(10, UntestedFail); len(g.Regressions) != 0 || len(g.Unproven) == 0 || !strings.Contains(g.Unproven[0], "but not shown to exceed 10%") {
+		t.Fatalf("+12%% ± 5%%: %+v", g)
+	}
+	c = Compare(base, []Side{runs("b", 13, 13.6, 12.4, 13.3, 12.7)}, opt)
+	if g := c.Gate(10, UntestedFail); len(g.Regressions) == 0 || !strings.Contains(g.Regressions[0], "worse by more than 10%: p(Holm)=") {
+		t.Fatalf("+30%%: %+v", g)
 	}
 }

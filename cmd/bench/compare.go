@@ -35,7 +35,10 @@ Layouts: rally (Metric, Operation, Baseline, Contender, Diff, Unit, Diff %, Rati
 Verdict) and pr (one row per operation or query variant; per round baseline,
 contender and contender/baseline, like the IoTDB weekly regression report).
 
-The gate (--fail-above N) fails on a row judged worse by more than N percent.
+The gate (--fail-above N) fails on a row judged worse whose per-run values
+show it worse by more than N percent (a one-sided Welch test against a change
+of exactly N%, Holm-adjusted too); a row measured past N but not shown to
+exceed it is noted, not failed.
 Verdicts: Welch's t-test on the per-run values of each side; the p-values of all
 tested rows of a contender are adjusted by Holm–Bonferroni, so the chance of any
 false alarm in a comparison stays below --alpha; a change smaller than
@@ -148,6 +151,9 @@ them by their ratio instead).`,
 				return nil
 			}
 			g := cmp.Gate(failAbove, untested)
+			for _, u := range g.Unproven {
+				fmt.Fprintf(stderr, "note: %s\n", u)
+			}
 			var msg []string
 			if len(g.Untested) > 0 {
 				msg = append(msg, fmt.Sprintf("%d gated rows could not be tested (--untested=ratio judges them by their ratio):\n%s", len(g.Untested), strings.Join(g.Untested, "\n")))

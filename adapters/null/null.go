@@ -19,8 +19,8 @@ import (
 	"github.com/tsbench/tsbench/queries"
 )
 
-// IngestionName is the operation name of writes, as the runner reports it.
-const IngestionName = "INGESTION"
+// ingestion is the operation name of writes, as the runner reports it.
+const ingestion = "INGESTION"
 
 // Driver is the Null database (DB_SWITCH=Null).
 func Driver() adapters.Driver {
@@ -109,7 +109,7 @@ func (*Adapter) CreateSchema(ctx context.Context) error { return ctx.Err() }
 
 // Write discards the batch after the delay.
 func (a *Adapter) Write(ctx context.Context, _ *generator.Batch) error {
-	return a.wait(ctx, IngestionName)
+	return a.wait(ctx, ingestion)
 }
 
 // Query returns no points after the delay.

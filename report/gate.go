@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,11 +15,11 @@ import (
 const (
 	// MinRuns is the fewest runs a side needs for a row to be tested.
 	MinRuns = 3
-	// tailSamples is the rule for percentiles, the median included: each
-	// run of both sides must hold at least tailSamples/(1-q) successful
-	// operations, so that P90 rests on 10 operations above it in every run,
-	// not on the maximum of a handful (where P90 = P99 = max), and a median
-	// on 20, not on the middle two of 4.
+	// tailSamples is the rule for latency rows: each run of both sides must
+	// hold at least tailSamples/(1-q) successful operations for percentile
+	// q (the mean counts as q = 0), so that P90 rests on 10 operations above
+	// it in every run, not on the maximum of a handful (where P90 = P99 =
+	// max), a median on 20, and a mean on 10, not on its slowest of 4.
 	tailSamples = 10
 	// DefaultMinAbsMS is the default latency noise floor: on a shared
 	// two-core machine the scheduler alone moves latencies by tenths of a
@@ -306,7 +307,7 @@ func (c *Comparison) Differences() []string {
 				if _, ok := seen[v]; !ok {
 					order = append(order, v)
 				}
-				if !contains(seen[v], s.Label) {
+				if !slices.Contains(seen[v], s.Label) {
 					seen[v] = append(seen[v], s.Label)
 				}
 			}
@@ -321,15 +322,6 @@ func (c *Comparison) Differences() []string {
 		out = append(out, fmt.Sprintf("Different %s: %s.", w.name, strings.Join(parts, "; ")))
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // databaseOf names the database a run measured: the driver's name, or the

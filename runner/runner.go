@@ -14,6 +14,7 @@ import (
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/pace"
 	"github.com/tsbench/tsbench/queries"
 )
 
@@ -195,7 +196,7 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 			if err := w.a.Cleanup(ctx); err != nil {
 				return err
 			}
-			return sleep(ctx, time.Duration(c.InitWaitMS)*time.Millisecond)
+			return pace.For(ctx, time.Duration(c.InitWaitMS)*time.Millisecond)
 		})
 	case StepSchema:
 		return w.step(ctx, "create schema", st.Skip, w.a.CreateSchema)
@@ -290,20 +291,6 @@ func (w *walker) phase(ctx context.Context, wk work) bool {
 		return false
 	}
 	return true
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // sharedDevices is IS_CLIENT_BIND=false: every client takes the next
@@ -473,7 +460,7 @@ func (cl *client) run(ctx, limit context.Context) {
 		wait := time.Duration(-1) // no schedule
 		if interval > 0 {
 			due := first.Add(interval * time.Duration(i))
-			if err := sleep(limit, time.Until(due)); err != nil {
+			if err := pace.Until(limit, due); err != nil {
 				return
 			}
 			wait = max(time.Since(due), 0)
@@ -491,7 +478,7 @@ func (cl *client) run(ctx, limit context.Context) {
 			if c.OpMinIntervalRand {
 				min = time.Duration(cl.pacing.Float64() * float64(min))
 			}
-			if err := sleep(limit, min-time.Since(t0)); err != nil {
+			if err := pace.For(limit, min-time.Since(t0)); err != nil {
 				return
 			}
 		}
@@ -557,7 +544,7 @@ func (cl *client) write(ctx, limit context.Context, wait time.Duration) {
 			}
 		}
 		if c.BatchIntervalMS > 0 {
-			if sleep(limit, time.Duration(c.BatchIntervalMS)*time.Millisecond-time.Since(t0)) != nil {
+			if pace.For(limit, time.Duration(c.BatchIntervalMS)*time.Millisecond-time.Since(t0)) != nil {
 				return
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/pace"
 	"github.com/tsbench/tsbench/queries"
 )
 
@@ -88,17 +89,10 @@ func (a *Adapter) wait(ctx context.Context, op string) error {
 	if op == a.opt.SlowOp {
 		ms *= 1 + a.opt.SlowdownPct/100
 	}
-	deadline := time.Now().Add(time.Duration(ms * float64(time.Millisecond)))
-	for {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("null delay of %s: %w", op, err)
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil
-		}
-		sleepChunk(min(left, time.Millisecond))
+	if err := pace.For(ctx, time.Duration(ms*float64(time.Millisecond))); err != nil {
+		return fmt.Errorf("null delay of %s: %w", op, err)
 	}
+	return nil
 }
 
 // Cleanup does nothing.

@@ -1,0 +1,52 @@
+// Package pace waits until a moment with the precision a latency
+// measurement needs. Go's timers wake through the network poller, whose
+// waits are whole milliseconds on Linux: a timer for 5.5 ms fires 0.6–0.9
+// ms late at the median on the project's machine, and a scheduled
+// operation (TARGET_THROUGHPUT) that starts late counts the lateness in
+// its latency although no server spent it. Until sleeps on a timer to a
+// millisecond before the moment and then in short precise sleeps.
+package pace
+
+import (
+	"context"
+	"time"
+)
+
+// coarse is how early the timer's sleep ends: more than the timer's usual
+// lateness, so that the precise sleeps finish the wait.
+const coarse = 2 * time.Millisecond
+
+// chunk bounds one precise sleep, so that a cancelled context ends the
+// wait within it.
+const chunk = time.Millisecond
+
+// Until blocks until t, or until ctx is done (then it returns ctx's error).
+func Until(ctx context.Context, t time.Time) error {
+	if d := time.Until(t) - coarse; d > 0 {
+		tm := time.NewTimer(d)
+		select {
+		case <-tm.C:
+		case <-ctx.Done():
+			tm.Stop()
+			return ctx.Err()
+		}
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		left := time.Until(t)
+		if left <= 0 {
+			return nil
+		}
+		sleepPrecise(min(left, chunk))
+	}
+}
+
+// For blocks for d (nothing when d ≤ 0), or until ctx is done.
+func For(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	return Until(ctx, time.Now().Add(d))
+}

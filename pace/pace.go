@@ -16,6 +16,10 @@ import (
 // lateness, so that the precise sleeps finish the wait.
 const coarse = 2 * time.Millisecond
 
+// spin is how much of the wait ends in a loop on the clock instead of a
+// sleep: about a nanosleep's lateness. It costs that much CPU a wait.
+const spin = 120 * time.Microsecond
+
 // chunk bounds one precise sleep, so that a cancelled context ends the
 // wait within it.
 const chunk = time.Millisecond
@@ -36,11 +40,16 @@ func Until(ctx context.Context, t time.Time) error {
 			return err
 		}
 		left := time.Until(t)
-		if left <= 0 {
-			return nil
+		if left <= spin {
+			break
 		}
-		sleepPrecise(min(left, chunk))
+		sleepPrecise(min(left-spin, chunk))
 	}
+	// The last microseconds: a nanosleep wakes about 0.1 ms late on a
+	// virtual machine, so the wait ends in a loop on the clock.
+	for time.Now().Before(t) {
+	}
+	return nil
 }
 
 // For blocks for d (nothing when d ≤ 0), or until ctx is done.

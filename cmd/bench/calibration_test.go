@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,8 +40,15 @@ const (
 // client, 400 each for ten); each case prints a row of
 // docs/performance.md's calibration table.
 func TestCalibration(t *testing.T) {
-	for _, c := range []struct{ clients, loop int }{{1, 2000}, {10, 400}} {
-		t.Run(fmt.Sprintf("clients=%d", c.clients), func(t *testing.T) {
+	// The scheduled case (TARGET_THROUGHPUT, one operation due every 4 ms)
+	// measures latency from each operation's due time: a client that wakes
+	// late puts its lateness into every latency.
+	for _, c := range []struct{ clients, loop, rate int }{{1, 2000, 0}, {10, 400, 0}, {1, 1000, 250}} {
+		name := fmt.Sprintf("clients=%d", c.clients)
+		if c.rate > 0 {
+			name += fmt.Sprintf(",TARGET_THROUGHPUT=%d", c.rate)
+		}
+		t.Run(name, func(t *testing.T) {
 			loop := c.loop
 			if v := os.Getenv("CALIBRATION_LOOP"); v != "" {
 				n, err := strconv.Atoi(v)
@@ -56,9 +68,15 @@ func TestCalibration(t *testing.T) {
 				"--set", "GROUP_NUMBER=1", "--set", "DEVICE_NUMBER="+strconv.Itoa(c.clients), "--set", "SENSOR_NUMBER=10",
 				"--set", "DATA_CLIENT_NUMBER="+strconv.Itoa(c.clients), "--set", "BATCH_SIZE_PER_WRITE=10",
 				"--set", "LOOP="+strconv.Itoa(loop), "--set", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0",
-				"--set", "IS_OUT_OF_ORDER=false", "--set", "VERIFY=false", "--set", "QUERY_DEVICE_NUM=1", "--set", "QUERY_SENSOR_NUM=1")
+				"--set", "IS_OUT_OF_ORDER=false", "--set", "VERIFY=false", "--set", "QUERY_DEVICE_NUM=1", "--set", "QUERY_SENSOR_NUM=1",
+				"--set", "TARGET_THROUGHPUT="+strconv.Itoa(c.rate))
 			if r.code != 0 {
 				t.Fatalf("bench against the loopback target exited %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			floor := minimalFloor(t, c.clients, loop/2)
+			who := strconv.Itoa(c.clients)
+			if c.rate > 0 {
+				who += fmt.Sprintf(", %d ops/s scheduled", c.rate)
 			}
 			recs := records(t, dir)
 			if len(recs) != 1 {
@@ -81,18 +99,45 @@ func TestCalibration(t *testing.T) {
 				}
 				med, p999 := added(op, held, 50), added(op, held, 99.9)
 				// A row of docs/performance.md's table (scripts/perf collects them).
-				t.Logf("calibration: | %d | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |", c.clients, k.op, op.OKOps,
-					ms(held.ValueAtPercentile(50)), op.Percentile(50), med.Seconds()*1000,
-					ms(held.ValueAtPercentile(99.9)), op.Percentile(99.9), p999.Seconds()*1000)
+				t.Logf("calibration: | %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |", who, k.op, op.OKOps,
+					ms(held.ValueAtPercentile(50)), op.Percentile(50), med.Seconds()*1000, floor[0].Seconds()*1000,
+					ms(held.ValueAtPercentile(99.9)), op.Percentile(99.9), p999.Seconds()*1000, floor[1].Seconds()*1000)
 				if med > addedMedianBound {
-					t.Errorf("%s at %d clients: tsbench added %v to the median latency (bound %v)", k.op, c.clients, med, addedMedianBound)
+					t.Errorf("%s (%s clients): tsbench added %v to the median latency (bound %v)", k.op, who, med, addedMedianBound)
 				}
 				if p999 > addedP999Bound {
-					t.Errorf("%s at %d clients: tsbench added %v to the P99.9 latency (bound %v)", k.op, c.clients, p999, addedP999Bound)
+					t.Errorf("%s (%s clients): tsbench added %v to the P99.9 latency (bound %v)", k.op, who, p999, addedP999Bound)
 				}
 			}
 		})
 	}
+}
+
+// minimalFloor runs the minimal client (this test binary in a process of
+// its own) against a second loopback target with the same delays, n bulks
+// a client: what it adds to the server's time at P50 and P99.9 is what
+// loopback HTTP costs any client on this machine, the floor beneath
+// tsbench's own figure.
+func minimalFloor(t *testing.T, clients, n int) [2]time.Duration {
+	t.Helper()
+	srv, err := loopback.Start(calibrationDelay, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=http://127.0.0.1:%d %d %d", minimalClientEnv, srv.Port, clients, max(n, 1)))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("minimal client: %v", err)
+	}
+	var p50, p999 int64
+	if _, err := fmt.Sscan(string(out), &p50, &p999); err != nil {
+		t.Fatalf("minimal client printed %q: %v", out, err)
+	}
+	held := srv.Held(loopback.Bulk)
+	return [2]time.Duration{time.Duration(p50-held.ValueAtPercentile(50)) * time.Microsecond,
+		time.Duration(p999-held.ValueAtPercentile(99.9)) * time.Microsecond}
 }
 
 // added is the latency percentile q that tsbench recorded minus the
@@ -103,3 +148,63 @@ func added(op *metrics.Snapshot, held *hdrhistogram.Histogram, q float64) time.D
 }
 
 func ms(micros int64) float64 { return float64(micros) / 1000 }
+
+// minimalClientEnv makes the test binary the calibration's minimal client
+// (see minimalClient) instead of running tests.
+const minimalClientEnv = "TSBENCH_MINIMAL_CLIENT"
+
+// minimalClient is the floor any client pays on this machine: in a process
+// of its own, like bench, CLIENTS goroutines each POST N bulks of a fixed
+// body to URL and time each with two clock readings around the exchange,
+// nothing else. spec is "URL CLIENTS N"; it prints the latency percentiles
+// 50 and 99.9 in microseconds. Returns the exit status.
+func minimalClient(spec string) int {
+	var url string
+	var clients, n int
+	if _, err := fmt.Sscan(spec, &url, &clients, &n); err != nil {
+		fmt.Fprintf(os.Stderr, "%s=%q: %v\n", minimalClientEnv, spec, err)
+		return 2
+	}
+	tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: clients}
+	hc := &http.Client{Transport: tr}
+	// About the size of the calibration's bulks: 10 rows of 10 sensors.
+	var body bytes.Buffer
+	for i := range 10 {
+		fmt.Fprintf(&body, `{"index":{"_index":"test-g_0"}}`+"\n"+`{"device":"d_0","ts":%d`, 1640966400000+5000*i)
+		for s := range 10 {
+			fmt.Fprintf(&body, `,"s_%d":%d.25`, s, 1000+s)
+		}
+		body.WriteString("}\n")
+	}
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	failed := 0
+	for range clients {
+		wg.Go(func() {
+			for range n {
+				t0 := time.Now()
+				resp, err := hc.Post(url+"/_bulk", "application/x-ndjson", bytes.NewReader(body.Bytes()))
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				d := time.Since(t0)
+				mu.Lock()
+				if err != nil {
+					failed++
+				} else {
+					_ = h.RecordValue(max(d.Microseconds(), 1))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if failed > 0 {
+		fmt.Fprintf(os.Stderr, "minimal client: %d of %d requests failed\n", failed, clients*n)
+		return 1
+	}
+	fmt.Println(h.ValueAtPercentile(50), h.ValueAtPercentile(99.9))
+	return 0
+}

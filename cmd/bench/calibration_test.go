@@ -76,7 +76,7 @@ func TestCalibration(t *testing.T) {
 			floor := minimalFloor(t, c.clients, loop/2)
 			who := strconv.Itoa(c.clients)
 			if c.rate > 0 {
-				who += fmt.Sprintf(", %d ops/s scheduled", c.rate)
+				who += fmt.Sprintf(" (%d ops/s scheduled)", c.rate)
 			}
 			recs := records(t, dir)
 			if len(recs) != 1 {
@@ -103,10 +103,10 @@ func TestCalibration(t *testing.T) {
 					ms(held.ValueAtPercentile(50)), op.Percentile(50), med.Seconds()*1000, floor[0].Seconds()*1000,
 					ms(held.ValueAtPercentile(99.9)), op.Percentile(99.9), p999.Seconds()*1000, floor[1].Seconds()*1000)
 				if med > addedMedianBound {
-					t.Errorf("%s (%s clients): tsbench added %v to the median latency (bound %v)", k.op, who, med, addedMedianBound)
+					t.Errorf("%s (clients %s): tsbench added %v to the median latency (bound %v)", k.op, who, med, addedMedianBound)
 				}
 				if p999 > addedP999Bound {
-					t.Errorf("%s (%s clients): tsbench added %v to the P99.9 latency (bound %v)", k.op, who, p999, addedP999Bound)
+					t.Errorf("%s (clients %s): tsbench added %v to the P99.9 latency (bound %v)", k.op, who, p999, addedP999Bound)
 				}
 			}
 		})

@@ -1,5 +1,7 @@
 package generator
 
+import "math"
+
 // Column holds one sensor's values of a batch; only the slice of the
 // sensor's type is used. Columnar so that IoTDB tablets and SQL encoders read
 // values without conversion or boxing.
@@ -21,6 +23,10 @@ type Batch struct {
 	Timestamps []int64
 	Columns    []Column // one per sensor, in schema order
 	scratch    []float64
+	positions  []int64 // phase positions of one column's rows
+	// consecutive: Rows are r, r+1, r+2, … (in order, the usual case), so
+	// the periodic functions step from row to row without checks.
+	consecutive bool
 }
 
 // Len is the number of rows.
@@ -33,7 +39,7 @@ func (b *Batch) Points() int64 { return int64(len(b.Timestamps)) * int64(len(b.C
 // one per goroutine and reuse it.
 func (g *Generator) NewBatch() *Batch {
 	n := g.batchSize
-	b := &Batch{Rows: make([]int64, 0, n), Timestamps: make([]int64, 0, n), Columns: make([]Column, len(g.schema.Sensors)), scratch: make([]float64, n)}
+	b := &Batch{Rows: make([]int64, 0, n), Timestamps: make([]int64, 0, n), Columns: make([]Column, len(g.schema.Sensors)), scratch: make([]float64, n), positions: make([]int64, n)}
 	for j := range b.Columns {
 		c := &b.Columns[j]
 		c.Sensor = &g.schema.Sensors[j]
@@ -61,6 +67,13 @@ func (g *Generator) Fill(b *Batch, d *Device, rows []int64) {
 	n := len(rows)
 	b.Device = d
 	b.Rows = append(b.Rows[:0], rows...)
+	b.consecutive = true
+	for i := 1; i < n; i++ {
+		if rows[i] != rows[i-1]+1 {
+			b.consecutive = false
+			break
+		}
+	}
 	b.Timestamps = b.Timestamps[:n]
 	if g.regular {
 		for i, r := range rows {
@@ -108,20 +121,60 @@ func (g *Generator) fillColumn(c *Column, sg *sensorGen, d *Device, b *Batch) {
 		}
 	case Float:
 		c.Float32s = c.Float32s[:n]
+		if a, b, ok := sg.levels(); ok {
+			// Rounding costs more than the functions: a column of two
+			// levels rounds each once.
+			ra, rb := g.roundFloat(a), g.roundFloat(b)
+			for i, v := range raw {
+				c.Float32s[i] = pick(v, a, ra, rb)
+			}
+			return
+		}
 		for i, v := range raw {
 			c.Float32s[i] = g.roundFloat(v)
 		}
 	case Double:
 		c.Float64s = c.Float64s[:n]
+		if a, b, ok := sg.levels(); ok {
+			ra, rb := g.roundDouble(a), g.roundDouble(b)
+			for i, v := range raw {
+				c.Float64s[i] = pick(v, a, ra, rb)
+			}
+			return
+		}
 		for i, v := range raw {
 			c.Float64s[i] = g.roundDouble(v)
 		}
 	}
 }
 
-// fillRaw computes the function values of one column. Periodic kinds walk
-// the phase incrementally while rows are consecutive and regular, because an
-// integer division per point would cost more than everything else.
+// levels returns the two values a Constant or Square column takes (raw's,
+// bit for bit); ok is false for the other kinds.
+func (sg *sensorGen) levels() (a, b float64, ok bool) {
+	switch sg.kind {
+	case Constant:
+		v := sg.raw(0, 0)
+		return v, v, true
+	case Square:
+		return sg.raw(0, 0), sg.raw(sg.half, 0), true
+	}
+	return 0, 0, false
+}
+
+// pick is ra where v is the level a (compared by bits: -0 == 0, yet they
+// round apart), else rb.
+func pick[T float32 | float64](v, a float64, ra, rb T) T {
+	if math.Float64bits(v) == math.Float64bits(a) {
+		return ra
+	}
+	return rb
+}
+
+// fillRaw computes the function values of one column, a loop per kind so
+// that the per-point work is the function's arithmetic alone. Periodic
+// kinds walk the phase incrementally while rows are consecutive and
+// regular, because an integer division per point would cost more than
+// everything else.
 func (g *Generator) fillRaw(raw []float64, sg *sensorGen, d *Device, b *Batch, k uint64) {
 	switch sg.kind {
 	case Constant:
@@ -131,24 +184,76 @@ func (g *Generator) fillRaw(raw []float64, sg *sensorGen, d *Device, b *Batch, k
 		}
 		return
 	case Random:
+		if sg.intFn {
+			for i, r := range b.Rows {
+				raw[i] = sg.raw(0, pointHash(k, r))
+			}
+			return
+		}
+		// raw's expression, without its dispatch.
 		for i, r := range b.Rows {
-			raw[i] = sg.raw(0, pointHash(k, r))
+			raw[i] = unit(pointHash(k, r))*sg.span + sg.min
 		}
 		return
 	}
 	phase := g.phase(d, sg)
+	if sg.kind == Sine && g.regular {
+		var s, c float64
+		for i, r := range b.Rows {
+			if i > 0 && r == b.Rows[i-1]+1 && r&(anchorRows-1) != 0 {
+				s, c = sg.rotate(s, c)
+			} else {
+				s, c = g.sineAt(sg, phase, r)
+			}
+			raw[i] = sg.sine(s)
+		}
+		return
+	}
+	xs := b.positions[:len(raw)]
 	cyc := sg.cycle
 	ts := b.Timestamps
-	x := int64(0)
-	for i := range raw {
-		if i > 0 && g.regular && b.Rows[i] == b.Rows[i-1]+1 && g.step < cyc {
+	if g.regular && g.step < cyc && b.consecutive && len(xs) > 0 {
+		x := floorMod(ts[0]-g.start+phase, cyc)
+		for i := range xs {
+			xs[i] = x
 			x += g.step
 			if x >= cyc {
 				x -= cyc
 			}
-		} else {
-			x = floorMod(ts[i]-g.start+phase, cyc)
 		}
-		raw[i] = sg.raw(x, 0)
+	} else {
+		x := int64(0)
+		walk := g.regular && g.step < cyc
+		for i := range xs {
+			if i > 0 && walk && b.Rows[i] == b.Rows[i-1]+1 {
+				x += g.step
+				if x >= cyc {
+					x -= cyc
+				}
+			} else {
+				x = floorMod(ts[i]-g.start+phase, cyc)
+			}
+			xs[i] = x
+		}
+	}
+	switch {
+	case sg.intFn || sg.kind == Sine:
+		for i, x := range xs {
+			raw[i] = sg.raw(x, 0)
+		}
+	case sg.kind == Line:
+		// The same expression as raw's, without its dispatch.
+		for i, x := range xs {
+			raw[i] = sg.min + sg.span*(float64(x)/float64(cyc))
+		}
+	case sg.kind == Square:
+		hi, lo := sg.min+sg.span, sg.min
+		for i, x := range xs {
+			if x < sg.half {
+				raw[i] = hi
+			} else {
+				raw[i] = lo
+			}
+		}
 	}
 }

@@ -101,7 +101,9 @@ func TestPinnedChecksum(t *testing.T) {
 }
 
 func TestBatchesEqualValue(t *testing.T) {
-	for _, sets := range [][]string{nil, {"IS_OUT_OF_ORDER=true"}, {"IS_REGULAR_FREQUENCY=false"}, {"TIMESTAMP_PRECISION=us"}, {"DOUBLE_LENGTH=0"}} {
+	sine := []string{"DOUBLE_LENGTH=15", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0", "LINE_RATIO=0", "SQUARE_RATIO=0", "RANDOM_RATIO=0", "CONSTANT_RATIO=0"}
+	for _, sets := range [][]string{nil, {"IS_OUT_OF_ORDER=true"}, {"IS_REGULAR_FREQUENCY=false"}, {"TIMESTAMP_PRECISION=us"}, {"DOUBLE_LENGTH=0"},
+		sine, append(sine, "IS_OUT_OF_ORDER=true"), append(sine, "IS_OUT_OF_ORDER=true", "OUT_OF_ORDER_MODE=BATCH")} {
 		g := build(t, cfg(t, sets...), 300)
 		b := g.NewBatch()
 		for d := range g.Schema().Devices {
@@ -393,6 +395,22 @@ func TestNoAllocationsPerBatch(t *testing.T) {
 		}
 		if n := testing.AllocsPerRun(200, func() { st.Next(b) }); n != 0 {
 			t.Errorf("%v: %.1f allocations per batch, want 0", sets, n)
+		}
+	}
+}
+
+// TestBatchSizeKeepsValues: a sine is rotated from anchor rows fixed by the
+// row index, not by where a batch starts, so the values (sent in order)
+// are the same whatever the batch size. Sine DOUBLE sensors only, with
+// DOUBLE_LENGTH=15, which keeps the digits where a rotation from another
+// row would differ.
+func TestBatchSizeKeepsValues(t *testing.T) {
+	sine := []string{"DOUBLE_LENGTH=15", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0",
+		"LINE_RATIO=0", "SIN_RATIO=1", "SQUARE_RATIO=0", "RANDOM_RATIO=0", "CONSTANT_RATIO=0"}
+	want := checksum(t, build(t, cfg(t, sine...), 400), 1)
+	for _, bs := range []string{"BATCH_SIZE_PER_WRITE=7", "BATCH_SIZE_PER_WRITE=64", "BATCH_SIZE_PER_WRITE=400"} {
+		if got := checksum(t, build(t, cfg(t, append(sine, bs)...), 400), 1); got != want {
+			t.Errorf("%s: checksum %#x, want %#x as with 50 rows a batch", bs, got, want)
 		}
 	}
 }

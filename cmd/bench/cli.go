@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -102,6 +103,8 @@ type runFlags struct {
 	label  string
 	format string
 	dryRun bool
+	// cpuProfile is where --cpuprofile writes the tool's own CPU profile.
+	cpuProfile string
 }
 
 func newRoot(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
@@ -165,6 +168,7 @@ func addRunFlags(cmd *cobra.Command, rf *runFlags) {
 	f.StringVar(&rf.format, "format", "text", "output format: text, markdown, csv or json")
 	f.BoolVar(&rf.dryRun, "dry-run", false, "print the configuration and the plan, run nothing")
 	f.IntVar(&rf.repeat, "repeat", 1, "run N times, each saved as its own record under the same label (for compare's statistics)")
+	f.StringVar(&rf.cpuProfile, "cpuprofile", "", "write tsbench's own CPU profile over the whole run to FILE (go tool pprof FILE), to see what the tool spends")
 }
 
 // loadConfig reads a configuration and prints what the loader had to say.
@@ -210,6 +214,17 @@ func printNotes(l *config.Loaded, w io.Writer) {
 func runBenchmark(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if rf.repeat < 1 {
 		return usageError(fmt.Errorf("--repeat=%d must be at least 1", rf.repeat))
+	}
+	if rf.cpuProfile != "" {
+		f, err := os.Create(rf.cpuProfile)
+		if err != nil {
+			return usageError(fmt.Errorf("--cpuprofile: %w", err))
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if rf.repeat == 1 {
 		return runOnce(ctx, rf, stdout, stderr)

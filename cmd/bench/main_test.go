@@ -384,3 +384,23 @@ func TestDatabaseKeysFollowDBSwitch(t *testing.T) {
 		t.Fatalf("IoTDB dry run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestCPUProfile: --cpuprofile writes a profile go tool pprof reads (a
+// gzip stream), and a path that cannot be created is bad usage.
+func TestCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.prof")
+	r := bench(t, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--set", "DB_SWITCH=Null", "--set", "LOOP=50",
+		"--set", "VERIFY=false", "--set", "INIT_WAIT_TIME=0", "--cpuprofile", prof)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("profile %s: %d bytes, %v; want a gzip stream", prof, len(b), err)
+	}
+	r = bench(t, "-c", "config.properties", "--set", "DB_SWITCH=Null", "--cpuprofile", filepath.Join(dir, "missing", "cpu.prof"))
+	if r.code != 2 || !strings.Contains(r.stderr, "--cpuprofile") {
+		t.Fatalf("unwritable --cpuprofile: exit %d, %q; want 2 naming the flag", r.code, r.stderr)
+	}
+}

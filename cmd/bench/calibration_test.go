@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/tsbench/tsbench/loopback"
 	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/pace"
 )
 
 // The loopback target holds each bulk and search for a uniform 1–2 ms.
@@ -73,7 +75,7 @@ func TestCalibration(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("bench against the loopback target exited %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
-			floor := minimalFloor(t, c.clients, loop/2)
+			floor := minimalFloor(t, c.clients, loop/2, c.rate)
 			who := strconv.Itoa(c.clients)
 			if c.rate > 0 {
 				who += fmt.Sprintf(" (%d ops/s scheduled)", c.rate)
@@ -115,10 +117,11 @@ func TestCalibration(t *testing.T) {
 
 // minimalFloor runs the minimal client (this test binary in a process of
 // its own) against a second loopback target with the same delays, n bulks
-// a client: what it adds to the server's time at P50 and P99.9 is what
+// a client, paced at rate requests a second like the case (0: at once; a
+// process idle between requests wakes more slowly): what it adds to the server's time at P50 and P99.9 is what
 // loopback HTTP costs any client on this machine, the floor beneath
 // tsbench's own figure.
-func minimalFloor(t *testing.T, clients, n int) [2]time.Duration {
+func minimalFloor(t *testing.T, clients, n, rate int) [2]time.Duration {
 	t.Helper()
 	srv, err := loopback.Start(calibrationDelay, 1)
 	if err != nil {
@@ -126,7 +129,7 @@ func minimalFloor(t *testing.T, clients, n int) [2]time.Duration {
 	}
 	defer srv.Close()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=http://127.0.0.1:%d %d %d", minimalClientEnv, srv.Port, clients, max(n, 1)))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=http://127.0.0.1:%d %d %d %d", minimalClientEnv, srv.Port, clients, max(n, 1), rate))
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("minimal client: %v", err)
@@ -156,12 +159,14 @@ const minimalClientEnv = "TSBENCH_MINIMAL_CLIENT"
 // minimalClient is the floor any client pays on this machine: in a process
 // of its own, like bench, CLIENTS goroutines each POST N bulks of a fixed
 // body to URL and time each with two clock readings around the exchange,
-// nothing else. spec is "URL CLIENTS N"; it prints the latency percentiles
+// nothing else; with RATE > 0 the clients together send RATE requests a
+// second on a fixed schedule. spec is "URL CLIENTS N RATE"; it prints the
+// latency percentiles
 // 50 and 99.9 in microseconds. Returns the exit status.
 func minimalClient(spec string) int {
 	var url string
-	var clients, n int
-	if _, err := fmt.Sscan(spec, &url, &clients, &n); err != nil {
+	var clients, n, rate int
+	if _, err := fmt.Sscan(spec, &url, &clients, &n, &rate); err != nil {
 		fmt.Fprintf(os.Stderr, "%s=%q: %v\n", minimalClientEnv, spec, err)
 		return 2
 	}
@@ -180,9 +185,14 @@ func minimalClient(spec string) int {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	failed := 0
-	for range clients {
+	start := time.Now()
+	for k := range clients {
 		wg.Go(func() {
-			for range n {
+			for i := range n {
+				if rate > 0 {
+					every := time.Second * time.Duration(clients) / time.Duration(rate)
+					_ = pace.Until(context.Background(), start.Add(every*time.Duration(i)+every*time.Duration(k)/time.Duration(clients)))
+				}
 				t0 := time.Now()
 				resp, err := hc.Post(url+"/_bulk", "application/x-ndjson", bytes.NewReader(body.Bytes()))
 				if err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tsbench/tsbench/adapters/adaptertest"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/queries"
 )
 
 // encoderFixture is an adapter that only encodes (no server) and one batch
@@ -112,4 +113,26 @@ func columnValue(c *generator.Column, i int) any {
 		return c.Float64s[i]
 	}
 	return c.Texts[i]
+}
+
+// BenchmarkSearchRequest measures the client's side of a point query that
+// falls inside its measured latency: building and marshalling the search
+// body, and decoding a one-hit answer.
+func BenchmarkSearchRequest(b *testing.B) {
+	a, batch := encoderFixture(b, false)
+	q := &queries.Query{Family: queries.PrecisePoint, Devices: []*generator.Device{batch.Device},
+		Sensors: []*generator.Sensor{batch.Columns[0].Sensor}, Start: batch.Timestamps[0], End: batch.Timestamps[0], Limit: -1}
+	answer := []byte(`{"took":1,"timed_out":false,"hits":{"total":{"value":1,"relation":"eq"},"hits":[{"_source":{"device":"d_0","ts":1640966400000,"s_0":true},"sort":[1640966400000,"d_0"]}]}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(a.body(q, nil, pageSize)); err != nil {
+			b.Fatal(err)
+		}
+		var res searchResult
+		dec := json.NewDecoder(bytes.NewReader(answer))
+		dec.UseNumber()
+		if err := dec.Decode(&res); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -36,11 +36,11 @@ const (
 // binary writes and runs point queries through the Elasticsearch adapter
 // (its HTTP client, encoder and decoder) against the loopback target,
 // which records how long it held every request; the record's latency
-// percentiles minus the server's are the tool's share: the HTTP exchange
-// on loopback, the adapter, the runner, the recording and the scheduler.
-// CALIBRATION_LOOP sets each client's operations (default 2000 for one
-// client, 400 each for ten); each case prints a row of
-// docs/performance.md's calibration table.
+// percentiles minus the server's are what the client side added; the
+// minimal client's addition (minimalFloor) is the part any client pays.
+// CALIBRATION_LOOP sets each client's operations in every case (default
+// 2000 for one client, 400 each for ten, 1000 scheduled); each case prints
+// a row of docs/performance.md's calibration table.
 func TestCalibration(t *testing.T) {
 	// The scheduled case (TARGET_THROUGHPUT, one operation due every 4 ms)
 	// measures latency from each operation's due time: a client that wakes

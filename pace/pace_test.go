@@ -45,8 +45,8 @@ func TestForNothing(t *testing.T) {
 }
 
 // BenchmarkLateness reports how late Until returns after a 2.5 ms wait,
-// beside the lateness of a plain timer (lateness-µs/op); the figure for
-// docs/performance.md comes from scripts/perf.
+// beside the lateness of a plain timer and of nanosleeps alone
+// (lateness-µs/op); docs/performance.md's figures come from scripts/perf.
 func BenchmarkLateness(b *testing.B) {
 	for _, c := range []struct {
 		name string
@@ -54,6 +54,12 @@ func BenchmarkLateness(b *testing.B) {
 	}{
 		{"pace", func(t time.Time) { _ = Until(context.Background(), t) }},
 		{"timer", func(t time.Time) { time.Sleep(time.Until(t)) }},
+		// Nanosleeps alone, without the loop on the clock at the end.
+		{"nanosleep", func(t time.Time) {
+			for d := time.Until(t); d > 0; d = time.Until(t) {
+				sleepPrecise(min(d, chunk))
+			}
+		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var late time.Duration

@@ -113,8 +113,9 @@ func (s *Server) record(kind string, d time.Duration) {
 	_ = s.held[kind].RecordValue(max(d.Microseconds(), 1))
 }
 
-// Answers. A search answers one hit and no aggregation buckets: enough for
-// the adapter to decode and count, small enough to cost it little.
+// Answers. A search answers one hit (a device and a timestamp, no sensor
+// value, so it counts 0 points) and no aggregation buckets: a whole answer
+// for the adapter to decode, small enough to cost it little.
 const (
 	rootAnswer   = `{"name":"loopback","cluster_name":"loopback","version":{"number":"` + Version + `","distribution":"elasticsearch"},"tagline":"You Know, for Search"}`
 	bulkAnswer   = `{"took":0,"errors":false}`

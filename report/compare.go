@@ -97,7 +97,7 @@ var CompareMetrics = []Metric{
 
 // CompareOptions tune the verdicts.
 type CompareOptions struct {
-	Alpha     float64 // family-wise significance level (Holm), 0.05
+	Alpha     float64 // family-wise significance level (Holm), DefaultAlpha
 	MinEffect float64 // percent; smaller significant changes are "~"
 	MinAbsMS  float64 // latency noise floor in ms: a change of the median smaller than this is not judged
 }

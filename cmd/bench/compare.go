@@ -177,7 +177,7 @@ them by their ratio instead).`,
 	f.Float64Var(&failAbove, "fail-above", 0, "gate: exit 1 when a gated row is significantly worse by more than this percentage (off unless given)")
 	f.Float64Var(&minEffect, "min-effect", 5, "percent: significant changes smaller than this are reported as ~")
 	f.Float64Var(&minAbs, "min-abs", report.DefaultMinAbsMS, "latency noise floor in ms: a change of the median smaller than this is ~ (0 judges every change)")
-	f.Float64Var(&alpha, "alpha", 0.05, "family-wise significance level: the chance of any false alarm in a comparison (Holm)")
+	f.Float64Var(&alpha, "alpha", report.DefaultAlpha, "family-wise significance level: the chance of any false alarm in a comparison (Holm)")
 	f.StringVar(&untested, "untested", report.UntestedFail, "what --fail-above does with gated rows it cannot test: fail (exit 4) or ratio (judge them by their ratio alone)")
 	f.BoolVar(&force, "force", false, "compare runs of different workloads (their differing keys are listed) or failed runs")
 	return cmd
@@ -216,7 +216,7 @@ func checkGateFlags(cmd *cobra.Command, alpha, failAbove, minEffect, minAbs floa
 	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
 	switch {
 	case bad(alpha) || alpha <= 0 || alpha >= 1:
-		return fmt.Errorf("--alpha=%g: a significance level is between 0 and 1, exclusive (e.g. 0.05)", alpha)
+		return fmt.Errorf("--alpha=%g: a significance level is between 0 and 1, exclusive (e.g. 0.01)", alpha)
 	case cmd.Flags().Changed("fail-above") && (bad(failAbove) || failAbove < 0):
 		return fmt.Errorf("--fail-above=%g: a percentage of 0 or more (e.g. 10)", failAbove)
 	case bad(minEffect) || minEffect < 0:

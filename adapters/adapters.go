@@ -231,6 +231,20 @@ func CapabilitiesOf(a Adapter) Capabilities {
 	return Capabilities{Flush: f, ClearCache: cc, Count: cnt, Answer: ans, Version: v, Reconnect: r, ServerMetrics: sm}
 }
 
+// UnsupportedTypes is a Check helper: it reports the data types with a
+// weight in INSERT_DATATYPE_PROPORTION that the database cannot store, as
+// iot-benchmark refuses them (by weight, whatever sensors the weights give).
+func UnsupportedTypes(c *config.Config, db string, types ...generator.DataType) config.Errors {
+	var errs config.Errors
+	for _, t := range types {
+		if c.TypeProportion[t] > 0 {
+			errs = append(errs, &config.Error{Key: "INSERT_DATATYPE_PROPORTION", Value: c.Value("INSERT_DATATYPE_PROPORTION"),
+				Msg: fmt.Sprintf("gives %s a share, which %s cannot store", t, db), Valid: fmt.Sprintf("weight 0 at position %d (%s)", int(t)+1, t)})
+		}
+	}
+	return errs
+}
+
 // UnsupportedFamilies is a Check helper: it reports every query family with
 // weight that the database cannot run.
 func UnsupportedFamilies(c *config.Config, db string, supported func(queries.Family) bool) config.Errors {

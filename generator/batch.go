@@ -8,11 +8,31 @@ import "math"
 type Column struct {
 	Sensor   *Sensor
 	Bools    []bool
-	Int32s   []int32
-	Int64s   []int64
+	Int32s   []int32 // INT32, and DATE as days since 1970-01-01
+	Int64s   []int64 // INT64 and TIMESTAMP
 	Float32s []float32
 	Float64s []float64
-	Texts    []string
+	Texts    []string // TEXT, STRING and BLOB (its bytes)
+}
+
+// Value is row i's value as Generator.Value gives it: typed by the
+// sensor's type, a Day for DATE.
+func (c *Column) Value(i int) any {
+	switch c.Sensor.Type {
+	case Boolean:
+		return c.Bools[i]
+	case Int32:
+		return c.Int32s[i]
+	case Date:
+		return Day(c.Int32s[i])
+	case Int64, Timestamp:
+		return c.Int64s[i]
+	case Float:
+		return c.Float32s[i]
+	case Double:
+		return c.Float64s[i]
+	}
+	return c.Texts[i]
 }
 
 // Batch is up to BATCH_SIZE_PER_WRITE rows of one device. A Batch is reused
@@ -46,15 +66,15 @@ func (g *Generator) NewBatch() *Batch {
 		switch c.Sensor.Type {
 		case Boolean:
 			c.Bools = make([]bool, 0, n)
-		case Int32:
+		case Int32, Date:
 			c.Int32s = make([]int32, 0, n)
-		case Int64:
+		case Int64, Timestamp:
 			c.Int64s = make([]int64, 0, n)
 		case Float:
 			c.Float32s = make([]float32, 0, n)
 		case Double:
 			c.Float64s = make([]float64, 0, n)
-		case Text:
+		case Text, String, Blob:
 			c.Texts = make([]string, 0, n)
 		}
 	}
@@ -93,7 +113,7 @@ func (g *Generator) Fill(b *Batch, d *Device, rows []int64) {
 func (g *Generator) fillColumn(c *Column, sg *sensorGen, d *Device, b *Batch) {
 	n := len(b.Rows)
 	k := g.columnKey(d, sg)
-	if sg.typ == Text {
+	if sg.typ.Textual() {
 		c.Texts = c.Texts[:n]
 		mask := uint64(len(g.texts) - 1)
 		for i, r := range b.Rows {
@@ -114,10 +134,15 @@ func (g *Generator) fillColumn(c *Column, sg *sensorGen, d *Device, b *Batch) {
 		for i, v := range raw {
 			c.Int32s[i] = truncInt32(v)
 		}
-	case Int64:
+	case Int64, Timestamp:
 		c.Int64s = c.Int64s[:n]
 		for i, v := range raw {
 			c.Int64s[i] = truncInt64(v)
+		}
+	case Date:
+		c.Int32s = c.Int32s[:n]
+		for i, v := range raw {
+			c.Int32s[i] = dateDays(v)
 		}
 	case Float:
 		c.Float32s = c.Float32s[:n]

@@ -3,6 +3,7 @@ package generator
 import (
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/tsbench/tsbench/config"
 )
@@ -250,6 +251,28 @@ func truncInt32(v float64) int32 {
 	return int32(v)
 }
 
+// dateDays is iot-benchmark's DATE of a function value: the value truncated
+// to int32, then to its low 16 bits as a signed short, taken as days since
+// 1970-01-01 — dates from 1880 to 2059, which every database can hold.
+func dateDays(v float64) int32 { return int32(int16(truncInt32(v))) }
+
+// Day is a DATE value: days since 1970-01-01.
+type Day int32
+
+// String is the date in ISO 8601 form, 2006-01-02: how query answers hold
+// dates.
+func (d Day) String() string { return d.Time().Format(time.DateOnly) }
+
+// Time is midnight UTC of the day.
+func (d Day) Time() time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
+
+// YMD is the date as the integer yyyyMMdd, IoTDB's form of a DATE on the
+// wire.
+func (d Day) YMD() int32 {
+	y, m, dd := d.Time().Date()
+	return int32(y*10000 + int(m)*100 + dd)
+}
+
 func truncInt64(v float64) int64 {
 	switch {
 	case v >= math.MaxInt64:
@@ -272,13 +295,14 @@ func (g *Generator) roundFloat(v float64) float32 {
 func pointHash(k uint64, r int64) uint64 { return mix(k + uint64(r)*golden) }
 
 // Value returns the value of sensor j of device d at row r, as the typed Go
-// value a Batch column holds (bool, int32, int64, float32, float64, string).
+// value a Batch column holds (bool, int32, int64, float32, float64, string),
+// or a Day for DATE.
 // It is the slow, obviously correct path that tests compare Batches with.
 func (g *Generator) Value(d *Device, j int, r int64) any {
 	sg := &g.sensors[j]
 	k := g.columnKey(d, sg)
 	h := pointHash(k, r)
-	if sg.typ == Text {
+	if sg.typ.Textual() {
 		return g.texts[h&uint64(len(g.texts)-1)]
 	}
 	var v float64
@@ -294,8 +318,10 @@ func (g *Generator) Value(d *Device, j int, r int64) any {
 		return v > sg.mid
 	case Int32:
 		return truncInt32(v)
-	case Int64:
+	case Int64, Timestamp:
 		return truncInt64(v)
+	case Date:
+		return Day(dateDays(v))
 	case Float:
 		return g.roundFloat(v)
 	default:
@@ -304,7 +330,7 @@ func (g *Generator) Value(d *Device, j int, r int64) any {
 }
 
 // Number returns Value as float64 (true = 1), for computing expected query
-// answers; ok is false for TEXT.
+// answers; ok is false for the text types and DATE.
 func Number(v any) (f float64, ok bool) {
 	switch x := v.(type) {
 	case bool:

@@ -43,7 +43,7 @@ func checksum(t *testing.T, g *Generator, clients int) uint64 {
 				for i, ts := range b.Timestamps {
 					fmt.Fprint(h, ts)
 					for j := range b.Columns {
-						fmt.Fprint(h, ",", columnValue(&b.Columns[j], i))
+						fmt.Fprint(h, ",", b.Columns[j].Value(i))
 					}
 					fmt.Fprintln(h)
 				}
@@ -56,22 +56,6 @@ func checksum(t *testing.T, g *Generator, clients int) uint64 {
 		fmt.Fprint(h, p, ";")
 	}
 	return h.Sum64()
-}
-
-func columnValue(c *Column, i int) any {
-	switch c.Sensor.Type {
-	case Boolean:
-		return c.Bools[i]
-	case Int32:
-		return c.Int32s[i]
-	case Int64:
-		return c.Int64s[i]
-	case Float:
-		return c.Float32s[i]
-	case Double:
-		return c.Float64s[i]
-	}
-	return c.Texts[i]
 }
 
 func TestSameConfigSamePoints(t *testing.T) {
@@ -103,7 +87,8 @@ func TestPinnedChecksum(t *testing.T) {
 func TestBatchesEqualValue(t *testing.T) {
 	sine := []string{"DOUBLE_LENGTH=15", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0", "LINE_RATIO=0", "SQUARE_RATIO=0", "RANDOM_RATIO=0", "CONSTANT_RATIO=0"}
 	for _, sets := range [][]string{nil, {"IS_OUT_OF_ORDER=true"}, {"IS_REGULAR_FREQUENCY=false"}, {"TIMESTAMP_PRECISION=us"}, {"DOUBLE_LENGTH=0"},
-		sine, append(sine, "IS_OUT_OF_ORDER=true"), append(sine, "IS_OUT_OF_ORDER=true", "OUT_OF_ORDER_MODE=BATCH")} {
+		sine, append(sine, "IS_OUT_OF_ORDER=true"), append(sine, "IS_OUT_OF_ORDER=true", "OUT_OF_ORDER_MODE=BATCH"),
+		{"SENSOR_NUMBER=20", "INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:1:1:1:0"}} {
 		g := build(t, cfg(t, sets...), 300)
 		b := g.NewBatch()
 		for d := range g.Schema().Devices {
@@ -115,7 +100,7 @@ func TestBatchesEqualValue(t *testing.T) {
 						t.Fatalf("%v: device %d row %d: batch ts %d, Timestamp %d", sets, d, r, b.Timestamps[i], ts)
 					}
 					for j := range b.Columns {
-						if got, want := columnValue(&b.Columns[j], i), g.Value(dev, j, r); got != want {
+						if got, want := b.Columns[j].Value(i), g.Value(dev, j, r); got != want {
 							t.Fatalf("%v: device %d row %d sensor %d: batch %v, Value %v", sets, d, r, j, got, want)
 						}
 					}
@@ -324,6 +309,34 @@ func TestSensorTypesAsIoTBenchmark(t *testing.T) {
 	}{{32, Boolean}, {33, Int32}, {65, Int32}, {66, Int64}, {99, Int64}, {100, Float}, {132, Float}, {133, Double}, {165, Double}, {166, Text}, {199, Text}} {
 		if ts[c.j] != c.want {
 			t.Errorf("S=200: s_%d is %v, want %v", c.j, ts[c.j], c.want)
+		}
+	}
+	// Every generated type, ten sensors: one of each, in the weights' order.
+	every := []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0}
+	if got, want := fmt.Sprint(sensorTypes(every, 10)), "[BOOLEAN INT32 INT64 FLOAT DOUBLE TEXT STRING BLOB TIMESTAMP DATE]"; got != want {
+		t.Errorf("every type: %s, want %s", got, want)
+	}
+}
+
+// DATE follows iot-benchmark: the value truncated to int32, its low 16 bits
+// as a signed short, in days since 1970-01-01.
+func TestDateOfValue(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		days int32
+		iso  string
+		ymd  int32
+	}{
+		{70000.7, 4464, "1982-03-23", 19820323}, // the spec's example
+		{0, 0, "1970-01-01", 19700101},
+		{-1.5, -1, "1969-12-31", 19691231},
+		{32767, 32767, "2059-09-18", 20590918},
+		{32768, -32768, "1880-04-14", 18800414},
+		{1e12, -1, "1969-12-31", 19691231}, // saturates at MaxInt32, whose low 16 bits are -1
+	} {
+		d := dateDays(c.v)
+		if d != c.days || Day(d).String() != c.iso || Day(d).YMD() != c.ymd {
+			t.Errorf("DATE of %g = %d %s %d, want %d %s %d", c.v, d, Day(d), Day(d).YMD(), c.days, c.iso, c.ymd)
 		}
 	}
 }

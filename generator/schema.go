@@ -25,9 +25,17 @@ const (
 	Float
 	Double
 	Text
+	String    // IoTDB's STRING: text values like TEXT's, a distinct column type
+	Blob      // bytes: the characters of a text value, stored as binary
+	Timestamp // an int64 value in the unit of TIMESTAMP_PRECISION, as INT64's
+	Date      // a calendar date, held as days since 1970-01-01 (see DateOf)
 )
 
-var typeNames = [...]string{"BOOLEAN", "INT32", "INT64", "FLOAT", "DOUBLE", "TEXT"}
+// LastType is the last data type tsbench generates (OBJECT, the eleventh
+// weight of INSERT_DATATYPE_PROPORTION, is not).
+const LastType = Date
+
+var typeNames = [...]string{"BOOLEAN", "INT32", "INT64", "FLOAT", "DOUBLE", "TEXT", "STRING", "BLOB", "TIMESTAMP", "DATE"}
 
 func (t DataType) String() string {
 	if int(t) < len(typeNames) {
@@ -37,8 +45,14 @@ func (t DataType) String() string {
 }
 
 // Numeric reports whether values of t can be compared with a number and
-// aggregated with sum or avg (BOOLEAN and TEXT cannot).
+// aggregated with sum or avg: INT32, INT64, FLOAT and DOUBLE. TIMESTAMP and
+// DATE are ordered but not summed by every database, so queries that filter
+// or aggregate values leave them out, like BOOLEAN and the text types.
 func (t DataType) Numeric() bool { return t >= Int32 && t <= Double }
+
+// Textual reports whether values of t are strings of STRING_LENGTH
+// characters: TEXT, STRING and BLOB.
+func (t DataType) Textual() bool { return t == Text || t == String || t == Blob }
 
 // Sensor is one measurement column; every device has the same sensors.
 type Sensor struct {
@@ -164,7 +178,7 @@ func sensorTypes(weights []float64, sensors int) []DataType {
 		out[j] = Text
 		for i := 1; i <= config.NumDataTypes; i++ {
 			if p[i-1] < pos && pos <= p[i] {
-				if i-1 <= int(Text) {
+				if i-1 <= int(LastType) {
 					out[j] = DataType(i - 1)
 				}
 				break

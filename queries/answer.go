@@ -10,8 +10,9 @@ import (
 
 // Cell is one value of a query result. Time is the row's timestamp for raw
 // queries and the latest point, the window start for group-by queries, and 0
-// for whole-range aggregates. Value is a float64 (booleans are 1 and 0) or a
-// string.
+// for whole-range aggregates. Value is a float64 (booleans are 1 and 0, a
+// TIMESTAMP its number) or a string (TEXT, STRING, BLOB's bytes, and a DATE
+// as 2006-01-02).
 type Cell struct {
 	Device string
 	Sensor string
@@ -184,6 +185,9 @@ func inRange(q *Query, ts int64) bool {
 func normalise(v any) any {
 	if n, ok := generator.Number(v); ok {
 		return n
+	}
+	if d, ok := v.(generator.Day); ok {
+		return d.String()
 	}
 	return v
 }

@@ -228,7 +228,7 @@ func (p *Plan) Describe(w io.Writer) {
 		types[s.Type]++
 	}
 	var ts []string
-	for t := generator.Boolean; t <= generator.Text; t++ {
+	for t := generator.Boolean; t <= generator.LastType; t++ {
 		if types[t] > 0 {
 			ts = append(ts, fmt.Sprintf("%s %d", t, types[t]))
 		}

@@ -73,6 +73,9 @@ var Configs = []struct {
 	{"DevicesLeftOutMaxLimit", []string{"REAL_INSERT_RATE=0.5", "GROUP_NUMBER=1", "QUERY_DEVICE_NUM=1", "QUERY_AGGREGATE_FUN=max_value", "RESULT_ROW_LIMIT=17"}},
 	// The model limits (device, time) rows in time order across devices.
 	{"LimitAcrossDevices", []string{"RESULT_ROW_LIMIT=17", "QUERY_DEVICE_NUM=2"}},
+	// IoTDB's newer types, one sensor of each type; count is the aggregate
+	// that applies to every type, so aggregates read them too.
+	{"EveryNewTypeCount", []string{"SENSOR_NUMBER=10", "QUERY_SENSOR_NUM=3", "INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:1:1:1:0", "QUERY_AGGREGATE_FUN=count", "STRING_LENGTH=5"}},
 	{"MicrosecondsDivMin", []string{"TIMESTAMP_PRECISION=us", "SG_STRATEGY=div", "QUERY_AGGREGATE_FUN=min_value", "QUERY_LOWER_VALUE=-1000000"}},
 }
 
@@ -99,7 +102,7 @@ func Run(t *testing.T, tg Target) {
 			Sets []string
 		}{"AlignByDevice", []string{"ALIGN_BY_DEVICE=true", "QUERY_AGGREGATE_FUN=count"}})
 	}
-	g := &guard{cells: map[queries.Family]int{}}
+	g := &guard{cells: map[queries.Family]int{}, offered: map[generator.DataType]bool{}, answered: map[generator.DataType]int{}}
 	for _, c := range configs {
 		t.Run("Answers/"+c.Name, func(t *testing.T) {
 			if why, ok := tg.Skip[c.Name]; ok {
@@ -283,12 +286,21 @@ func load(t *testing.T, tg Target, sets ...string) *fixture {
 type guard struct {
 	cells    map[queries.Family]int
 	filtered bool // did the value filter of Q3 ever remove a row?
+	// Every data type a configuration's schema had must have been in some
+	// compared answer, or a type's values would be written and never read.
+	offered  map[generator.DataType]bool
+	answered map[generator.DataType]int
 }
 
 func (g *guard) check(t *testing.T) {
 	for _, fam := range queries.Families {
 		if g.cells[fam] == 0 {
 			t.Errorf("%s (%s) returned nothing under every configuration: the comparison proves little", fam.ID(), fam)
+		}
+	}
+	for typ := range g.offered {
+		if g.answered[typ] == 0 {
+			t.Errorf("no answer held a value of a %s sensor: its values were written and never compared", typ)
 		}
 	}
 	if !g.filtered {
@@ -301,6 +313,11 @@ func (g *guard) check(t *testing.T) {
 func (f *fixture) answersMatchModel(t *testing.T, g *guard) {
 	t.Helper()
 	ctx := context.Background()
+	typeOf := map[string]generator.DataType{}
+	for _, sn := range f.schema.Sensors {
+		typeOf[sn.Name] = sn.Type
+		g.offered[sn.Type] = true
+	}
 	for client := 0; client < 2; client++ {
 		cl := f.queries.Client(client)
 		for i := 0; i < 12; i++ {
@@ -319,6 +336,11 @@ func (f *fixture) answersMatchModel(t *testing.T, g *guard) {
 					t.Fatalf("%s: Query counted %d points (err %v), the answer has %d cells", describe(&q), n, err, len(want))
 				}
 				g.cells[fam] += len(want)
+				if !fam.IsAggregate() { // aggregates count or sum, not read, values
+					for _, c := range want {
+						g.answered[typeOf[c.Sensor]]++
+					}
+				}
 				if fam == queries.ValueRange {
 					unfiltered := q
 					unfiltered.Family = queries.TimeRange

@@ -110,7 +110,7 @@ func (a *Adapter) encodeBulk(dst []byte, b *generator.Batch) []byte {
 				dst = appendFloat(dst, float64(c.Float32s[i]), 32)
 			case generator.Double:
 				dst = appendFloat(dst, c.Float64s[i], 64)
-			case generator.Text:
+			case generator.Text, generator.String:
 				dst = appendJSONString(dst, c.Texts[i])
 			}
 		}

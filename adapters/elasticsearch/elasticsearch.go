@@ -58,6 +58,10 @@ func check(c *config.Config) config.Errors {
 	if len(c.Ports) == 0 {
 		errs = append(errs, &config.Error{Key: "PORT", Value: "", Msg: "is empty; Elasticsearch needs the port of its HTTP API", Valid: "a port such as 9200, one per HOST"})
 	}
+	// A BLOB field keeps base64 text no query can compare, and a DATE or
+	// TIMESTAMP field is another date beside the time field: iot-benchmark
+	// refuses them for every database but IoTDB, and so does tsbench.
+	errs = append(errs, adapters.UnsupportedTypes(c, "Elasticsearch", generator.Blob, generator.Timestamp, generator.Date)...)
 	if c.TimestampPrecision == "ns" {
 		// Aggregations compute in doubles: nanosecond epochs (~1.6e18) lose
 		// their last digits, so group-by windows would be wrong.
@@ -371,7 +375,7 @@ func (a *Adapter) Cleanup(ctx context.Context) error {
 
 var esType = map[generator.DataType]string{
 	generator.Boolean: "boolean", generator.Int32: "integer", generator.Int64: "long",
-	generator.Float: "float", generator.Double: "double", generator.Text: "keyword",
+	generator.Float: "float", generator.Double: "double", generator.Text: "keyword", generator.String: "keyword",
 }
 
 // CreateSchema creates every group's index with its explicit mapping. A

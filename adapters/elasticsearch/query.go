@@ -238,7 +238,7 @@ func value(s *generator.Sensor, raw json.RawMessage) (any, error) {
 			return 1.0, nil
 		}
 		return 0.0, nil
-	case generator.Text:
+	case generator.Text, generator.String:
 		var t string
 		err := json.Unmarshal(raw, &t)
 		return t, err

@@ -137,6 +137,7 @@ var (
 var tsType = map[generator.DataType]int32{
 	generator.Boolean: int32(client.BOOLEAN), generator.Int32: int32(client.INT32), generator.Int64: int32(client.INT64),
 	generator.Float: int32(client.FLOAT), generator.Double: int32(client.DOUBLE), generator.Text: int32(client.TEXT),
+	generator.String: int32(client.STRING), generator.Blob: int32(client.BLOB), generator.Timestamp: int32(client.TIMESTAMP), generator.Date: int32(client.DATE),
 }
 
 // tlsConfig builds the client TLS settings of USE_SSL: the CA certificates

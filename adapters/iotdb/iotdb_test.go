@@ -224,6 +224,9 @@ func (f *fixture) compare(t *testing.T, rows int64, perFamily int) {
 	}
 }
 
+// everyType gives each of the ten generated types one sensor.
+var everyType = []string{"SENSOR_NUMBER=10", "QUERY_SENSOR_NUM=4", "INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:1:1:1:0", "QUERY_AGGREGATE_FUN=count", "STRING_LENGTH=6"}
+
 func TestIoTDB(t *testing.T) {
 	server(t)
 	for _, tc := range []struct {
@@ -235,6 +238,13 @@ func TestIoTDB(t *testing.T) {
 		{"Record", []string{"DB_SWITCH=IoTDB-200-SESSION_BY_RECORD"}},
 		{"Records/OutOfOrder", []string{"DB_SWITCH=IoTDB-200-SESSION_BY_RECORDS", "IS_OUT_OF_ORDER=true", "OUT_OF_ORDER_MODE=BATCH"}},
 		{"Tablet/NotAligned/Snappy", []string{"VECTOR=false", "COMPRESSOR=SNAPPY", "ENCODING_DOUBLE=PLAIN"}},
+		// STRING, BLOB, TIMESTAMP and DATE go through every write path
+		// (each encodes values its own way) and back through LAST and
+		// raw queries; count is the aggregate that reads them.
+		{"Tablet/NotAligned/EveryType", append([]string{"VECTOR=false"}, everyType...)},
+		{"Tablet/Template/EveryType", append([]string{"TEMPLATE=true"}, everyType...)},
+		{"Record/EveryType", append([]string{"DB_SWITCH=IoTDB-200-SESSION_BY_RECORD"}, everyType...)},
+		{"Records/EveryType", append([]string{"DB_SWITCH=IoTDB-200-SESSION_BY_RECORDS"}, everyType...)},
 	} {
 		t.Run("SchemaAndInsertModes/"+tc.name, func(t *testing.T) {
 			f := setup(t, 120, tc.sets...)

@@ -2,9 +2,11 @@ package iotdb
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/iotdb-client-go/v2/client"
 
@@ -179,7 +181,14 @@ func (a *Adapter) run(ctx context.Context, q *queries.Query, emit emitFunc) erro
 			if null {
 				continue
 			}
-			v, err := ds.GetObjectByIndex(idx)
+			var v any
+			if q.Sensors[ref.sensor].Type == generator.Timestamp {
+				// The object of a TIMESTAMP is a time.Time, read through
+				// the session's precision: the stored number is the value.
+				v, err = ds.GetLongByIndex(idx)
+			} else {
+				v, err = ds.GetObjectByIndex(idx)
+			}
 			if err != nil {
 				return err
 			}
@@ -231,6 +240,23 @@ func (a *Adapter) emitLast(ds *client.SessionDataSet, cols []string, ts int64, l
 			v = 0.0
 		}
 	case "TEXT", "STRING":
+	case "BLOB":
+		// LAST prints a BLOB as 0x and hexadecimal digits.
+		b, err := hex.DecodeString(strings.TrimPrefix(strings.TrimPrefix(value, "0x"), "0X"))
+		if err != nil {
+			return fmt.Errorf("last value %q of %s: %w", value, series, err)
+		}
+		v = string(b)
+	case "DATE":
+		// LAST prints a DATE as yyyyMMdd (2.0.10); the ISO form is taken too.
+		d, err := time.Parse("20060102", value)
+		if err != nil {
+			d, err = time.Parse(time.DateOnly, value)
+		}
+		if err != nil {
+			return fmt.Errorf("last value %q of %s: %w", value, series, err)
+		}
+		v = d.Format(time.DateOnly)
 	default:
 		// LAST prints a FLOAT in its shortest decimal form: parse it back
 		// at 32 bits to get the stored float32, as the model holds it.
@@ -266,6 +292,8 @@ func normalise(v any) any {
 		return x
 	case *client.Binary:
 		return x.GetStringValue()
+	case time.Time:
+		return x.Format(time.DateOnly) // a DATE: the client makes it midnight UTC
 	case []byte:
 		return string(x)
 	}

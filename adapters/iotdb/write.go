@@ -115,8 +115,8 @@ func (e *encoder) sortRows(b *generator.Batch) {
 }
 
 // encodeTablet writes IoTDB's tablet wire format: timestamps as big-endian
-// int64s, then each column as big-endian values (TEXT: int32 length and
-// bytes). No bitmaps: a generated batch has no nulls.
+// int64s, then each column as big-endian values (TEXT, STRING, BLOB: int32
+// length and bytes; DATE: int32 yyyyMMdd). No bitmaps: a generated batch has no nulls.
 func (e *encoder) encodeTablet(b *generator.Batch) {
 	e.ts = e.ts[:0]
 	for _, i := range e.order {
@@ -138,9 +138,13 @@ func (e *encoder) encodeTablet(b *generator.Batch) {
 			for _, i := range e.order {
 				v = binary.BigEndian.AppendUint32(v, uint32(c.Int32s[i]))
 			}
-		case generator.Int64:
+		case generator.Int64, generator.Timestamp:
 			for _, i := range e.order {
 				v = binary.BigEndian.AppendUint64(v, uint64(c.Int64s[i]))
+			}
+		case generator.Date:
+			for _, i := range e.order {
+				v = binary.BigEndian.AppendUint32(v, uint32(generator.Day(c.Int32s[i]).YMD()))
 			}
 		case generator.Float:
 			for _, i := range e.order {
@@ -150,7 +154,7 @@ func (e *encoder) encodeTablet(b *generator.Batch) {
 			for _, i := range e.order {
 				v = binary.BigEndian.AppendUint64(v, math.Float64bits(c.Float64s[i]))
 			}
-		case generator.Text:
+		case generator.Text, generator.String, generator.Blob:
 			for _, i := range e.order {
 				v = binary.BigEndian.AppendUint32(v, uint32(len(c.Texts[i])))
 				v = append(v, c.Texts[i]...)
@@ -169,11 +173,11 @@ func rowSize(b *generator.Batch, i int) int {
 		switch c.Sensor.Type {
 		case generator.Boolean:
 			n++
-		case generator.Int32, generator.Float:
+		case generator.Int32, generator.Float, generator.Date:
 			n += 4
-		case generator.Int64, generator.Double:
+		case generator.Int64, generator.Double, generator.Timestamp:
 			n += 8
-		case generator.Text:
+		case generator.Text, generator.String, generator.Blob:
 			n += 4 + len(c.Texts[i])
 		}
 	}
@@ -195,13 +199,15 @@ func appendRow(v []byte, b *generator.Batch, i int) []byte {
 			}
 		case generator.Int32:
 			v = binary.BigEndian.AppendUint32(v, uint32(c.Int32s[i]))
-		case generator.Int64:
+		case generator.Int64, generator.Timestamp:
 			v = binary.BigEndian.AppendUint64(v, uint64(c.Int64s[i]))
+		case generator.Date:
+			v = binary.BigEndian.AppendUint32(v, uint32(generator.Day(c.Int32s[i]).YMD()))
 		case generator.Float:
 			v = binary.BigEndian.AppendUint32(v, math.Float32bits(c.Float32s[i]))
 		case generator.Double:
 			v = binary.BigEndian.AppendUint64(v, math.Float64bits(c.Float64s[i]))
-		case generator.Text:
+		case generator.Text, generator.String, generator.Blob:
 			v = binary.BigEndian.AppendUint32(v, uint32(len(c.Texts[i])))
 			v = append(v, c.Texts[i]...)
 		}

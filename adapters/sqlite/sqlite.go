@@ -244,6 +244,8 @@ func isDigits(s string) bool {
 var sqlTypes = map[generator.DataType]string{
 	generator.Boolean: "INTEGER", generator.Int32: "INTEGER", generator.Int64: "INTEGER",
 	generator.Float: "REAL", generator.Double: "REAL", generator.Text: "TEXT",
+	// A DATE is ISO 8601 text, the form SQLite's date functions read.
+	generator.String: "TEXT", generator.Blob: "BLOB", generator.Timestamp: "INTEGER", generator.Date: "TEXT",
 }
 
 // CreateSchema creates one table per group.
@@ -341,12 +343,17 @@ func cell(c *generator.Column, i int) any {
 		return int64(0)
 	case generator.Int32:
 		return int64(c.Int32s[i])
-	case generator.Int64:
+	case generator.Int64, generator.Timestamp:
 		return c.Int64s[i]
 	case generator.Float:
 		return float64(c.Float32s[i])
 	case generator.Double:
 		return c.Float64s[i]
+	case generator.Date:
+		return generator.Day(c.Int32s[i]).String()
+	case generator.Blob:
+		// Bound as bytes, or SQLite would keep a string in the BLOB column.
+		return []byte(c.Texts[i])
 	}
 	return c.Texts[i]
 }

@@ -186,6 +186,10 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"-c", "config.properties", "--format", "xml"}, "bench: --format=xml is not a format tsbench writes (valid: text, markdown, csv, json)\n"},
 		{[]string{"-c", "config.properties", "--set", "QUERY_SENSOR_NUM=21"}, "bench: QUERY_SENSOR_NUM=21: is larger than SENSOR_NUMBER=20 (valid: 1..20)\n"},
 		{[]string{"--no-such-flag"}, "bench: unknown flag: --no-such-flag\n"},
+		{[]string{"-c", "config.properties", "--set", "DB_SWITCH=Elasticsearch", "--set", "INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:0:0:1:0"},
+			"bench: INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:0:0:1:0: gives DATE a share, which Elasticsearch cannot store (valid: weight 0 at position 10 (DATE))\n"},
+		{[]string{"-c", "config.properties", "--set", "INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:1:1:1:1"},
+			"bench: INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:1:1:1:1: gives OBJECT a share, a type tsbench does not generate (valid: weights for BOOLEAN, INT32, INT64, FLOAT, DOUBLE, TEXT, STRING, BLOB, TIMESTAMP and DATE; the last (OBJECT) must be 0)\n"},
 		{[]string{"show", "nothing-like-this", "--results", "/nonexistent"}, "bench: no run with id or label \"nothing-like-this\" in /nonexistent (bench list shows the runs there)\n"},
 	}
 	for _, c := range cases {

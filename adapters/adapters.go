@@ -245,6 +245,16 @@ func UnsupportedTypes(c *config.Config, db string, types ...generator.DataType) 
 	return errs
 }
 
+// TreeModelOnly is a Check helper for every database but IoTDB: the table
+// model (IOTDB_DIALECT_MODE=table) is IoTDB's, and iot-benchmark too runs
+// other databases in the tree layout.
+func TreeModelOnly(c *config.Config, db string) config.Errors {
+	if !c.TableModel() {
+		return nil
+	}
+	return config.Errors{&config.Error{Key: "IOTDB_DIALECT_MODE", Value: c.Dialect, Msg: fmt.Sprintf("is IoTDB's table model, which %s does not have", db), Valid: "tree"}}
+}
+
 // UnsupportedFamilies is a Check helper: it reports every query family with
 // weight that the database cannot run.
 func UnsupportedFamilies(c *config.Config, db string, supported func(queries.Family) bool) config.Errors {

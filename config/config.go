@@ -27,6 +27,16 @@ const (
 // INGESTION then Q1..Q12.
 const NumOperations = 13
 
+// The data models of IOTDB_DIALECT_MODE.
+const (
+	DialectTree  = "tree"
+	DialectTable = "table"
+)
+
+// TableModel reports whether the run lays its devices out in tables
+// (IOTDB_DIALECT_MODE=table): groups hold tables, tables hold devices.
+func (c *Config) TableModel() bool { return c.Dialect == DialectTable }
+
 // NumDataTypes is the number of weights in INSERT_DATATYPE_PROPORTION:
 // BOOLEAN, INT32, INT64, FLOAT, DOUBLE, TEXT, STRING, BLOB, TIMESTAMP, DATE, OBJECT.
 const NumDataTypes = 11
@@ -68,6 +78,10 @@ type Config struct {
 	Groups            int        // GROUP_NUMBER
 	SGStrategy        string     // SG_STRATEGY
 	GroupPrefix       string     // GROUP_NAME_PREFIX
+	Dialect           string     // IOTDB_DIALECT_MODE: tree or table
+	Tables            int        // IOTDB_TABLE_NUMBER (table model; GROUP_NUMBER in the tree model)
+	TablePrefix       string     // IOTDB_TABLE_NAME_PREFIX
+	TimeColumn        string     // TABLE_TIME_COLUMN
 	DevicePrefix      string     // DEVICE_NAME_PREFIX
 	SensorPrefix      string     // SENSOR_NAME_PREFIX
 	RealInsertRate    float64    // REAL_INSERT_RATE

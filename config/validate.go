@@ -20,6 +20,10 @@ func Validate(c *Config) Errors {
 	if c.Groups > c.Devices {
 		add("GROUP_NUMBER", itoa(c.Groups), fmt.Sprintf("is larger than DEVICE_NUMBER=%d, so some groups would have no device", c.Devices), fmt.Sprintf("1..%d", c.Devices))
 	}
+	if c.TableModel() && (c.Tables%c.Groups != 0 || c.Devices%c.Tables != 0) {
+		add("IOTDB_TABLE_NUMBER", itoa(c.Tables), fmt.Sprintf("does not fit GROUP_NUMBER=%d and DEVICE_NUMBER=%d: in the table model the table number is a multiple of the group number, and the device number a multiple of the table number", c.Groups, c.Devices),
+			"a multiple of GROUP_NUMBER that divides DEVICE_NUMBER")
+	}
 	if c.ClientBind && c.DataClients > c.Devices {
 		add("DATA_CLIENT_NUMBER", itoa(c.DataClients), fmt.Sprintf("is larger than DEVICE_NUMBER=%d; with IS_CLIENT_BIND=true every client needs a device of its own", c.Devices), fmt.Sprintf("1..%d, or IS_CLIENT_BIND=false", c.Devices))
 	}
@@ -29,8 +33,9 @@ func Validate(c *Config) Errors {
 	if len(c.Ports) > 1 && len(c.Ports) != len(c.Hosts) {
 		add("PORT", joinInts(c.Ports), fmt.Sprintf("has %d ports for %d hosts", len(c.Ports), len(c.Hosts)), "one port, or one per HOST")
 	}
-	for _, k := range []struct{ key, val string }{{"DB_NAME", c.DBName}, {"GROUP_NAME_PREFIX", c.GroupPrefix}, {"DEVICE_NAME_PREFIX", c.DevicePrefix}, {"SENSOR_NAME_PREFIX", c.SensorPrefix}} {
-		if !isIdent(k.val, k.key == "DB_NAME") {
+	for _, k := range []struct{ key, val string }{{"DB_NAME", c.DBName}, {"GROUP_NAME_PREFIX", c.GroupPrefix}, {"DEVICE_NAME_PREFIX", c.DevicePrefix}, {"SENSOR_NAME_PREFIX", c.SensorPrefix},
+		{"IOTDB_TABLE_NAME_PREFIX", c.TablePrefix}, {"TABLE_TIME_COLUMN", c.TimeColumn}} {
+		if !isIdent(k.val, k.key == "DB_NAME" || k.key == "TABLE_TIME_COLUMN") {
 			add(k.key, k.val, "must be letters, digits and underscores (it becomes part of table names and paths)", "for example test, g_, d_, s_")
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -454,5 +455,46 @@ func TestSineRotationDrift(t *testing.T) {
 	t.Logf("largest difference of a rotated sine from math.Sin: %.3g", worst)
 	if worst > 1e-13 {
 		t.Fatalf("rotated sines differ from math.Sin by up to %g, more than 1e-13", worst)
+	}
+}
+
+// The table model lays devices into tables, and tables into groups, as
+// iot-benchmark does; the canonical order walks groups, then tables.
+func TestTableLayout(t *testing.T) {
+	s, err := NewSchema(cfg(t, "DEVICE_NUMBER=12", "GROUP_NUMBER=2", "IOTDB_DIALECT_MODE=table", "IOTDB_TABLE_NUMBER=4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tb := range s.Tables {
+		got = append(got, fmt.Sprintf("%s:%s:%v", s.Groups[tb.Group].Name, tb.Name, tb.Devices))
+	}
+	if want := "[g_0:table_0:[0 4 8] g_0:table_2:[2 6 10] g_1:table_1:[1 5 9] g_1:table_3:[3 7 11]]"; fmt.Sprint(got) != want {
+		t.Errorf("tables %v, want %s", got, want)
+	}
+	if want := "[0 4 8 2 6 10 1 5 9 3 7 11]"; fmt.Sprint(s.Canonical) != want {
+		t.Errorf("canonical order %v, want %s", s.Canonical, want)
+	}
+	for _, d := range s.Devices {
+		if tb := s.Tables[d.Table]; tb.Group != d.Group || !slices.Contains(tb.Devices, d.Index) {
+			t.Errorf("device %s: table %s of group %d, device in group %d", d.Name, tb.Name, tb.Group, d.Group)
+		}
+	}
+	// Every strategy keeps a table inside one group (NewSchema fails if not).
+	for _, st := range []string{"mod", "div", "hash"} {
+		for _, gt := range [][2]int{{1, 1}, {1, 5}, {2, 10}, {5, 20}, {3, 60}} {
+			sets := []string{"DEVICE_NUMBER=60", "SG_STRATEGY=" + st, "IOTDB_DIALECT_MODE=table", fmt.Sprintf("GROUP_NUMBER=%d", gt[0]), fmt.Sprintf("IOTDB_TABLE_NUMBER=%d", gt[1])}
+			s, err := NewSchema(cfg(t, sets...))
+			if err != nil {
+				t.Fatalf("%v: %v", sets, err)
+			}
+			n := 0
+			for _, tb := range s.Tables {
+				n += len(tb.Devices)
+			}
+			if n != 60 || len(s.Canonical) != 60 {
+				t.Errorf("%v: tables hold %d devices, canonical %d", sets, n, len(s.Canonical))
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/tsbench/tsbench/config"
@@ -69,6 +70,7 @@ type Device struct {
 	ID      int
 	Name    string
 	Group   int
+	Table   int  // index into Schema.Tables
 	Written bool // false for devices REAL_INSERT_RATE leaves out
 }
 
@@ -79,12 +81,23 @@ type Group struct {
 	Devices []int // device indices, increasing
 }
 
+// Table is a table of IoTDB's table model: devices of one group that share
+// a table, and a query's devices all come from one. In the tree model each
+// group is one table, named like the group.
+type Table struct {
+	ID      int
+	Name    string
+	Group   int   // index into Schema.Groups
+	Devices []int // device indices, increasing
+}
+
 // Schema is the data model of a run. It is immutable after NewSchema and
 // safe to share between goroutines.
 type Schema struct {
 	Devices []Device
 	Sensors []Sensor
 	Groups  []Group
+	Tables  []Table // in increasing group, then table id
 	// Canonical is the device order used to hand devices to clients: groups
 	// in increasing id, devices in increasing index (iot-benchmark §3.3).
 	Canonical []int
@@ -120,8 +133,14 @@ func NewSchema(c *config.Config) (*Schema, error) {
 		gr := &s.Groups[d.Group]
 		gr.Devices = append(gr.Devices, i)
 	}
-	for _, g := range s.Groups {
-		s.Canonical = append(s.Canonical, g.Devices...)
+	if err := s.layTables(c); err != nil {
+		return nil, err
+	}
+	// Groups in increasing id, their tables in increasing id, devices in
+	// increasing index: iot-benchmark's order (in the tree model a group is
+	// one table).
+	for _, t := range s.Tables {
+		s.Canonical = append(s.Canonical, t.Devices...)
 	}
 	types := sensorTypes(c.TypeProportion, c.Sensors)
 	for j := 0; j < c.Sensors; j++ {
@@ -132,6 +151,53 @@ func NewSchema(c *config.Config) (*Schema, error) {
 
 // groupFor maps a device index to its group id per SG_STRATEGY. Unlike
 // iot-benchmark, hash is applied once and never yields a negative group.
+// layTables maps the devices of each group to tables. Table t of device i
+// is SG_STRATEGY's map of i over IOTDB_TABLE_NUMBER tables; since that
+// number is a multiple of GROUP_NUMBER and divides DEVICE_NUMBER, every
+// strategy puts all devices of a table into one group (the check below
+// holds the proof to account).
+func (s *Schema) layTables(c *config.Config) error {
+	if !c.TableModel() {
+		for gi, g := range s.Groups {
+			s.Tables = append(s.Tables, Table{ID: g.ID, Name: g.Name, Group: gi, Devices: g.Devices})
+			for _, d := range g.Devices {
+				s.Devices[d].Table = gi
+			}
+		}
+		return nil
+	}
+	for gi, g := range s.Groups {
+		byID := map[int]*Table{}
+		var ids []int
+		for _, d := range g.Devices {
+			t, err := groupFor(c.SGStrategy, d, c.Devices, c.Tables)
+			if err != nil {
+				return err
+			}
+			if byID[t] == nil {
+				byID[t] = &Table{ID: t, Name: c.TablePrefix + strconv.Itoa(t), Group: gi}
+				ids = append(ids, t)
+			}
+			byID[t].Devices = append(byID[t].Devices, d)
+		}
+		slices.Sort(ids)
+		for _, t := range ids {
+			for _, d := range byID[t].Devices {
+				s.Devices[d].Table = len(s.Tables)
+			}
+			s.Tables = append(s.Tables, *byID[t])
+		}
+	}
+	seen := map[int]int{}
+	for _, t := range s.Tables {
+		if g, ok := seen[t.ID]; ok && g != t.Group {
+			return fmt.Errorf("table %s holds devices of groups %s and %s", t.Name, s.Groups[g].Name, s.Groups[t.Group].Name)
+		}
+		seen[t.ID] = t.Group
+	}
+	return nil
+}
+
 func groupFor(strategy string, i, devices, groups int) (int, error) {
 	switch strategy {
 	case config.StrategyMod:

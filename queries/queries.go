@@ -203,7 +203,7 @@ type Generator struct {
 	all       []*generator.Sensor
 }
 
-type queryGroup struct{ devices []*generator.Device } // written devices of a group
+type queryGroup struct{ devices []*generator.Device } // written devices of a table (tree model: of a group)
 
 // New validates that every family with weight can be built for this schema
 // and returns the generator. rowsPerDevice is how many rows each device
@@ -229,7 +229,9 @@ func New(s *generator.Schema, c Params, rowsPerDevice int64) (*Generator, error)
 			g.numeric = append(g.numeric, sn)
 		}
 	}
-	for _, gr := range s.Groups {
+	// A query's devices share a table: the table model's SQL reads one.
+	// In the tree model a group is one table, so it is the same draw.
+	for _, gr := range s.Tables {
 		var qg queryGroup
 		for _, d := range gr.Devices {
 			if s.Devices[d].Written {
@@ -244,7 +246,7 @@ func New(s *generator.Schema, c Params, rowsPerDevice int64) (*Generator, error)
 		return g, nil
 	}
 	if len(g.groups) == 0 {
-		return nil, &config.Error{Key: "QUERY_DEVICE_NUM", Value: fmt.Sprint(c.Devices), Msg: "is larger than the written devices of every group; a query takes all its devices from one group",
+		return nil, &config.Error{Key: "QUERY_DEVICE_NUM", Value: fmt.Sprint(c.Devices), Msg: "is larger than the written devices of every group (of every table, in IoTDB's table model); a query takes all its devices from one",
 			Valid: fmt.Sprintf("1..%d", largestGroup(s))}
 	}
 	for _, f := range used {
@@ -257,9 +259,11 @@ func New(s *generator.Schema, c Params, rowsPerDevice int64) (*Generator, error)
 	return g, nil
 }
 
+// largestGroup is the most written devices a query can draw from one group
+// (one table, in the table model).
 func largestGroup(s *generator.Schema) int {
 	n := 0
-	for _, gr := range s.Groups {
+	for _, gr := range s.Tables {
 		w := 0
 		for _, d := range gr.Devices {
 			if s.Devices[d].Written {
@@ -308,7 +312,7 @@ func (c *Client) Next(f Family) Query {
 	if f.IsAggregate() {
 		q.Aggregate = g.agg
 	}
-	// Devices: QUERY_DEVICE_NUM distinct written devices of one group.
+	// Devices: QUERY_DEVICE_NUM distinct written devices of one table.
 	grp := g.groups[rng.IntN(len(g.groups))]
 	for _, i := range rng.Perm(len(grp.devices))[:cfg.Devices] {
 		q.Devices = append(q.Devices, grp.devices[i])

@@ -107,7 +107,7 @@ func TestParametersInsideWrittenRange(t *testing.T) {
 func TestValidation(t *testing.T) {
 	c, s := setup(t, "QUERY_DEVICE_NUM=5")
 	_, err := New(s, ParamsOf(c), 100)
-	wantConfigError(t, err, "QUERY_DEVICE_NUM=5: is larger than the written devices of every group; a query takes all its devices from one group (valid: 1..4)")
+	wantConfigError(t, err, "QUERY_DEVICE_NUM=5: is larger than the written devices of every group (of every table, in IoTDB's table model); a query takes all its devices from one (valid: 1..4)")
 
 	c, s = setup(t, "INSERT_DATATYPE_PROPORTION=1:0:0:0:1:1:0:0:0:0:0", "QUERY_SENSOR_NUM=5")
 	_, err = New(s, ParamsOf(c), 100)

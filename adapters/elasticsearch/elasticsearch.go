@@ -62,6 +62,7 @@ func check(c *config.Config) config.Errors {
 	// TIMESTAMP field is another date beside the time field: iot-benchmark
 	// refuses them for every database but IoTDB, and so does tsbench.
 	errs = append(errs, adapters.UnsupportedTypes(c, "Elasticsearch", generator.Blob, generator.Timestamp, generator.Date)...)
+	errs = append(errs, adapters.TreeModelOnly(c, "Elasticsearch")...)
 	if c.TimestampPrecision == "ns" {
 		// Aggregations compute in doubles: nanosecond epochs (~1.6e18) lose
 		// their last digits, so group-by windows would be wrong.

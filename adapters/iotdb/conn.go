@@ -1,6 +1,7 @@
 package iotdb
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -15,6 +16,8 @@ import (
 	"github.com/apache/iotdb-client-go/v2/common"
 	"github.com/apache/iotdb-client-go/v2/rpc"
 	"github.com/apache/thrift/lib/go/thrift"
+
+	"github.com/tsbench/tsbench/config"
 )
 
 // session is one open IoTDB session on its own connection. The client
@@ -66,6 +69,10 @@ type poolConfig struct {
 	size           int
 	zone           string
 	tls            *tls.Config // nil: plain TCP
+	// dialect is the session's SQL dialect, tree or table; database, in
+	// the table model, the database its writes go to (tablets name only
+	// their table).
+	dialect, database string
 }
 
 // pool hands out sessions, at most size at a time, trying the hosts in
@@ -122,8 +129,12 @@ func (p *pool) dial(ctx context.Context, addr string) (*session, error) {
 	stop := context.AfterFunc(ctx, func() { trans.Close() })
 	defer stop()
 	pw := p.cfg.password
+	conf2 := map[string]string{"sql_dialect": cmp.Or(p.cfg.dialect, config.DialectTree), "version": string(client.V_1_0)}
+	if p.cfg.database != "" {
+		conf2["db"] = p.cfg.database
+	}
 	req := &rpc.TSOpenSessionReq{ClientProtocol: rpc.TSProtocolVersion_IOTDB_SERVICE_PROTOCOL_V3, ZoneId: p.cfg.zone, Username: p.cfg.user, Password: &pw,
-		Configuration: map[string]string{"sql_dialect": "tree", "version": string(client.V_1_0)}}
+		Configuration: conf2}
 	resp, err := c.OpenSession(ctx, req)
 	if err != nil {
 		trans.Close()

@@ -104,7 +104,8 @@ func check(c *config.Config) config.Errors {
 			errs = append(errs, &config.Error{Key: "TRUST_STORE_PATH", Value: o.TrustStore, Msg: err.Error(), Valid: "a PEM file of CA certificates (keytool -exportcert -rfc writes one from a Java trust store), or empty for the system's CAs"})
 		}
 	}
-	errs = append(errs, adapters.UnsupportedFamilies(c, "IoTDB's tree model", func(f queries.Family) bool { return f != queries.SetOperation })...)
+	errs = append(errs, adapters.UnsupportedFamilies(c, "IoTDB", func(f queries.Family) bool { return f != queries.SetOperation })...)
+	errs = append(errs, checkTable(c, o)...)
 	return errs
 }
 
@@ -121,6 +122,7 @@ type Adapter struct {
 	names   []string // sensor names
 	types   []int32  // IoTDB data type per sensor
 	enc     sync.Pool
+	tm      *tableModel // the table model's layout; nil in the tree model
 }
 
 var (
@@ -160,7 +162,7 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 		addrs = append(addrs, joinHostPort(h, c.Ports[i]))
 	}
 	connect := time.Duration(min(c.WriteTimeoutMS, 10000)) * time.Millisecond
-	pc := poolConfig{addrs: addrs, user: c.Username, password: c.Password, compact: o.ThriftCompr, connectTimeout: connect, size: o.SessionPool + 2, zone: "UTC"}
+	pc := poolConfig{addrs: addrs, user: c.Username, password: c.Password, compact: o.ThriftCompr, connectTimeout: connect, size: o.SessionPool + 2, zone: "UTC", dialect: c.Dialect}
 	if o.UseSSL {
 		t, err := tlsConfig(o)
 		if err != nil {
@@ -169,6 +171,9 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 		pc.tls = t
 	}
 	a.pool = newPool(pc)
+	if c.TableModel() {
+		a.openTables(pc)
+	}
 	for _, d := range p.Schema.Devices {
 		a.paths = append(a.paths, a.root+"."+p.Schema.Groups[d.Group].Name+"."+d.Name)
 	}
@@ -188,14 +193,21 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 // Reconnect drops the pooled sessions (a restarted server has closed them)
 // and opens one, which fails until the server answers again.
 func (a *Adapter) Reconnect(ctx context.Context) error {
-	a.pool.close()
+	a.closeAll()
 	return a.pool.do(ctx, func(context.Context, *session) error { return nil })
 }
 
 // Close closes every session.
 func (a *Adapter) Close() error {
-	a.pool.close()
+	a.closeAll()
 	return nil
+}
+
+func (a *Adapter) closeAll() {
+	a.pool.close()
+	if a.tm != nil {
+		a.closeTables()
+	}
 }
 
 // ServerVersion asks the server.
@@ -214,6 +226,9 @@ func (a *Adapter) ServerVersion(ctx context.Context) (string, error) {
 
 // Cleanup drops the benchmark's databases and its device template.
 func (a *Adapter) Cleanup(ctx context.Context) error {
+	if a.tm != nil {
+		return a.dropTables(ctx)
+	}
 	if err := a.pool.exec(ctx, "DROP DATABASE "+a.root+".**"); err != nil && !notFound(err) {
 		return err
 	}
@@ -243,6 +258,9 @@ func (a *Adapter) columnDefs() string {
 // CreateSchema creates a database per group, then either a template set on
 // every database or aligned (or plain) time series for every device.
 func (a *Adapter) CreateSchema(ctx context.Context) error {
+	if a.tm != nil {
+		return a.createTables(ctx)
+	}
 	if a.opts.Template {
 		if err := a.pool.exec(ctx, fmt.Sprintf("CREATE DEVICE TEMPLATE %s ALIGNED (%s)", a.opts.TemplateName, a.columnDefs())); err != nil && !exists(err) {
 			return err
@@ -296,8 +314,12 @@ func (a *Adapter) ClearCache(ctx context.Context) error { return a.pool.exec(ctx
 
 // CountPoints counts the values device d holds, over all its sensors.
 func (a *Adapter) CountPoints(ctx context.Context, d *generator.Device) (int64, error) {
+	sql := "SELECT count(*) FROM " + a.paths[d.Index]
+	if a.tm != nil {
+		sql = a.countSQL(d)
+	}
 	var total int64
-	err := a.pool.query(ctx, "SELECT count(*) FROM "+a.paths[d.Index], 16, func(ds *client.SessionDataSet) error {
+	err := a.pool.query(ctx, sql, 16, func(ds *client.SessionDataSet) error {
 		cols := ds.GetColumnNames()
 		for i := range cols {
 			if cols[i] == client.TimestampColumnName {

@@ -161,7 +161,15 @@ func (f *fixture) checkCounts(t *testing.T, rows int64) {
 			t.Fatalf("%s holds %d points, the generator wrote %d", d.Name, n, want)
 		}
 		series := 0
-		err = f.a.pool.query(ctx, "SELECT count(*) FROM "+f.a.paths[d.Index], 16, func(ds *client.SessionDataSet) error {
+		sql := "SELECT count(*) FROM " + f.a.paths[d.Index]
+		if f.a.tm != nil {
+			var cols []string
+			for _, s := range f.schema.Sensors {
+				cols = append(cols, "count("+s.Name+")")
+			}
+			sql = fmt.Sprintf("SELECT %s FROM %s WHERE device_id = '%s'", strings.Join(cols, ", "), f.a.qualified(d.Table), d.Name)
+		}
+		err = f.a.pool.query(ctx, sql, 16, func(ds *client.SessionDataSet) error {
 			for c, name := range ds.GetColumnNames() {
 				if name == client.TimestampColumnName {
 					continue
@@ -245,6 +253,11 @@ func TestIoTDB(t *testing.T) {
 		{"Tablet/Template/EveryType", append([]string{"TEMPLATE=true"}, everyType...)},
 		{"Record/EveryType", append([]string{"DB_SWITCH=IoTDB-200-SESSION_BY_RECORD"}, everyType...)},
 		{"Records/EveryType", append([]string{"DB_SWITCH=IoTDB-200-SESSION_BY_RECORDS"}, everyType...)},
+		// The table model with two tables in each of the two databases,
+		// under every strategy that maps devices to them.
+		{"Table/FourTables/mod", []string{"IOTDB_DIALECT_MODE=table", "DEVICE_NUMBER=8", "IOTDB_TABLE_NUMBER=4"}},
+		{"Table/FourTables/div", []string{"IOTDB_DIALECT_MODE=table", "DEVICE_NUMBER=8", "IOTDB_TABLE_NUMBER=4", "SG_STRATEGY=div"}},
+		{"Table/FourTables/hash/EveryType", append([]string{"IOTDB_DIALECT_MODE=table", "DEVICE_NUMBER=8", "IOTDB_TABLE_NUMBER=4", "SG_STRATEGY=hash", "TABLE_TIME_COLUMN=ts"}, everyType...)},
 	} {
 		t.Run("SchemaAndInsertModes/"+tc.name, func(t *testing.T) {
 			f := setup(t, 120, tc.sets...)
@@ -468,6 +481,34 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceTable runs the suite on IoTDB's table model: a database
+// per group, two tables (each group one table in most configurations; the
+// suite's one-group configuration puts its devices into both).
+func TestConformanceTable(t *testing.T) {
+	host, port := server(t)
+	adaptertest.Run(t, adaptertest.Target{
+		Driver: Driver(),
+		Sets: []string{"HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_table", "WRITE_OPERATION_TIMEOUT_MS=30000", "READ_OPERATION_TIMEOUT_MS=30000",
+			"IOTDB_DIALECT_MODE=table", "IOTDB_TABLE_NUMBER=2"},
+		BadCredentials: []string{"PASSWORD=not-the-password"},
+		Unreachable:    []string{"HOST=127.0.0.1", "PORT=1"},
+		Skip: map[string]string{
+			"MicrosecondsDivMin": "the test server keeps IoTDB's default timestamp_precision=ms, so microsecond timestamps are read as milliseconds; docs/servers.md",
+			"AlignByDevice":      "ALIGN BY DEVICE is tree-model SQL; the table model refuses ALIGN_BY_DEVICE=true at start-up",
+		},
+	})
+}
+
+// sqlQuery is a query of family f over sensors s_1 and s_2 of the given
+// devices, for the SQL tests.
+func sqlQuery(s *generator.Schema, f queries.Family, agg string, limit int64, devs ...int) *queries.Query {
+	q := &queries.Query{Family: f, Sensors: []*generator.Sensor{&s.Sensors[1], &s.Sensors[2]}, Start: 1000, End: 5000, ValueBound: -5, Aggregate: agg, GroupBy: 2000, Limit: limit}
+	for _, d := range devs {
+		q.Devices = append(q.Devices, &s.Devices[d])
+	}
+	return q
+}
+
 func TestSQL(t *testing.T) {
 	l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "DEVICE_NUMBER=4", "GROUP_NUMBER=2", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=3", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
 	s, _ := generator.NewSchema(l.Config)
@@ -475,13 +516,7 @@ func TestSQL(t *testing.T) {
 	for _, d := range s.Devices {
 		a.paths = append(a.paths, a.root+"."+s.Groups[d.Group].Name+"."+d.Name)
 	}
-	q := func(f queries.Family, devs ...int) *queries.Query {
-		qq := &queries.Query{Family: f, Sensors: []*generator.Sensor{&s.Sensors[1], &s.Sensors[2]}, Start: 1000, End: 5000, ValueBound: -5, Aggregate: "avg", GroupBy: 2000, Limit: -1}
-		for _, d := range devs {
-			qq.Devices = append(qq.Devices, &s.Devices[d])
-		}
-		return qq
-	}
+	q := func(f queries.Family, devs ...int) *queries.Query { return sqlQuery(s, f, "avg", -1, devs...) }
 	for _, c := range []struct {
 		q    *queries.Query
 		want string
@@ -513,6 +548,35 @@ func TestTrustStoreChecked(t *testing.T) {
 		var errs config.Errors
 		if !errors.As(err, &errs) || len(errs) != 1 || errs[0].Key != "TRUST_STORE_PATH" || !strings.Contains(errs[0].Msg, c.want) {
 			t.Fatalf("%s: %v", c.path, err)
+		}
+	}
+}
+
+// TestTableSQL pins the table dialect's statements (docs/servers.md shows
+// them): one table per query, devices by the TAG column, date_bin windows
+// from the query's start.
+func TestTableSQL(t *testing.T) {
+	l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "IOTDB_DIALECT_MODE=table", "IOTDB_TABLE_NUMBER=4", "DEVICE_NUMBER=8", "GROUP_NUMBER=2", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=3", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := generator.NewSchema(l.Config)
+	a := &Adapter{cfg: l.Config, opts: options(l.Config), schema: s}
+	a.openTables(poolConfig{})
+	q := func(f queries.Family, limit int64, devs ...int) *queries.Query { return sqlQuery(s, f, "max_value", limit, devs...) }
+	for _, c := range []struct {
+		q    *queries.Query
+		want string
+	}{
+		{q(queries.PrecisePoint, -1, 0), "SELECT device_id, time, s_1, s_2 FROM test_g_0.table_0 WHERE device_id IN ('d_0') AND time = 1000"},
+		{q(queries.TimeRange, 10, 0, 4), "SELECT device_id, time, s_1, s_2 FROM test_g_0.table_0 WHERE device_id IN ('d_0', 'd_4') AND time >= 1000 AND time <= 5000 ORDER BY time, device_id LIMIT 10"},
+		{q(queries.ValueRangeDesc, -1, 2, 6), "SELECT device_id, time, s_1, s_2 FROM test_g_0.table_2 WHERE device_id IN ('d_2', 'd_6') AND time >= 1000 AND time <= 5000 AND s_1 > -5 AND s_2 > -5 ORDER BY device_id, time DESC"},
+		{q(queries.AggValue, -1, 1), "SELECT device_id, max(s_1), max(s_2) FROM test_g_1.table_1 WHERE device_id IN ('d_1') AND s_1 > -5 AND s_2 > -5 GROUP BY device_id"},
+		{q(queries.GroupByDesc, -1, 3), "SELECT device_id, date_bin(2000ms, time, 1000), max(s_1), max(s_2) FROM test_g_1.table_3 WHERE device_id IN ('d_3') AND time >= 1000 AND time < 5000 GROUP BY 1, 2 ORDER BY 1, 2 DESC"},
+		{q(queries.LatestPoint, -1, 1, 5), "SELECT device_id, last(time), last_by(s_1, time), last_by(s_2, time) FROM test_g_1.table_1 WHERE device_id IN ('d_1', 'd_5') GROUP BY device_id"},
+	} {
+		if got := a.SQL(c.q); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.q.Family.ID(), got, c.want)
 		}
 	}
 }

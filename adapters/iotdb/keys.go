@@ -74,8 +74,7 @@ func Keys() *config.KeySet {
 			ks.Ignored = append(ks.Ignored, config.IgnoredKey{Name: n, Allowed: allowed, Reason: reason})
 		}
 	}
-	ignore("tsbench uses IoTDB's tree model only", "tree", "IOTDB_DIALECT_MODE")
-	ignore("the IoTDB table model is not supported", "", "IOTDB_TABLE_NUMBER", "IOTDB_TABLE_NAME_PREFIX", "TABLE_TIME_COLUMN", "IOTDB_TABLE_WRITABLE_VIEW")
+	ignore("tsbench writes the tables themselves, not writable views", "false", "IOTDB_TABLE_WRITABLE_VIEW")
 	ignore("tsbench's IoTDB adapter does not use it", "", "ENABLE_AUTO_FETCH", "IOTDB_USE_DEBUG", "IOTDB_USE_DEBUG_RATIO")
 	return ks
 }

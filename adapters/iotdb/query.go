@@ -27,8 +27,11 @@ func (a *Adapter) alignByDevice(q *queries.Query) bool {
 	return a.opts.AlignByDevice || q.Family.HasValueFilter() && len(q.Devices) > 1
 }
 
-// SQL returns the statement of q in IoTDB's tree-model SQL.
+// SQL returns the statement of q in IoTDB's SQL of the run's model.
 func (a *Adapter) SQL(q *queries.Query) string {
+	if a.tm != nil {
+		return a.tableSQL(q)
+	}
 	f := q.Family
 	var sel []string
 	for _, s := range q.Sensors {
@@ -117,6 +120,9 @@ func (a *Adapter) run(ctx context.Context, q *queries.Query, emit emitFunc) erro
 	if len(q.Devices) == 0 || len(q.Sensors) == 0 {
 		return fmt.Errorf("%s query without devices or sensors", q.Family.ID())
 	}
+	if a.tm != nil {
+		return a.runTable(ctx, q, emit)
+	}
 	sql := a.SQL(q)
 	f := q.Family
 	byDevice := a.alignByDevice(q)
@@ -173,27 +179,11 @@ func (a *Adapter) run(ctx context.Context, q *queries.Query, emit emitFunc) erro
 			if !ok {
 				continue
 			}
-			idx := int32(i + 1)
-			null, err := ds.IsNullByIndex(idx)
+			val, ok, err := readValue(ds, int32(i+1), q.Sensors[ref.sensor].Type, f.IsAggregate())
 			if err != nil {
 				return err
 			}
-			if null {
-				continue
-			}
-			var v any
-			if q.Sensors[ref.sensor].Type == generator.Timestamp {
-				// The object of a TIMESTAMP is a time.Time, read through
-				// the session's precision: the stored number is the value.
-				v, err = ds.GetLongByIndex(idx)
-			} else {
-				v, err = ds.GetObjectByIndex(idx)
-			}
-			if err != nil {
-				return err
-			}
-			val := normalise(v)
-			if isCount && val == 0.0 {
+			if !ok || isCount && val == 0.0 {
 				continue // IoTDB counts an empty series as 0; no rows means no cell
 			}
 			d := ref.dev
@@ -272,6 +262,27 @@ func (a *Adapter) emitLast(ds *client.SessionDataSet, cols []string, ts int64, l
 	}
 	emit(ref.dev, ref.sensor, ts, v)
 	return nil
+}
+
+// readValue reads column idx of the current row in the form of
+// queries.Cell; ok is false for a null. typ is the sensor's type, which an
+// aggregate's column does not have.
+func readValue(ds *client.SessionDataSet, idx int32, typ generator.DataType, aggregate bool) (v any, ok bool, err error) {
+	null, err := ds.IsNullByIndex(idx)
+	if err != nil || null {
+		return nil, false, err
+	}
+	if typ == generator.Timestamp && !aggregate {
+		// The object of a TIMESTAMP is a time.Time, read through the
+		// session's precision: the stored number is the value.
+		v, err = ds.GetLongByIndex(idx)
+	} else {
+		v, err = ds.GetObjectByIndex(idx)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return normalise(v), true, nil
 }
 
 // normalise turns a result value into the form of queries.Cell.

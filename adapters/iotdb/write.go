@@ -36,6 +36,9 @@ func (a *Adapter) Write(ctx context.Context, b *generator.Batch) error {
 	e := a.encoder()
 	defer a.enc.Put(e)
 	e.sortRows(b)
+	if a.tm != nil {
+		return a.writeTable(ctx, e, b)
+	}
 	path := a.paths[b.Device.Index]
 	aligned := a.aligned
 	switch a.mode {

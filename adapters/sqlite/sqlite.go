@@ -55,6 +55,7 @@ func check(c *config.Config) config.Errors {
 		errs = append(errs, &config.Error{Key: "SENSOR_NUMBER", Value: strconv.Itoa(c.Sensors), Msg: "is more than a SQLite table can hold as columns", Valid: fmt.Sprintf("1..%d with DB_SWITCH=SQLite", maxColumns-2)})
 	}
 	errs = append(errs, adapters.UnsupportedFamilies(c, "SQLite", func(f queries.Family) bool { return f != queries.SetOperation })...)
+	errs = append(errs, adapters.TreeModelOnly(c, "SQLite")...)
 	return errs
 }
 

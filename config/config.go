@@ -82,6 +82,10 @@ type Config struct {
 	Tables            int        // IOTDB_TABLE_NUMBER (table model; GROUP_NUMBER in the tree model)
 	TablePrefix       string     // IOTDB_TABLE_NAME_PREFIX
 	TimeColumn        string     // TABLE_TIME_COLUMN
+	TagNumber         int        // TAG_NUMBER
+	TagKeyPrefix      string     // TAG_KEY_PREFIX
+	TagValuePrefix    string     // TAG_VALUE_PREFIX
+	TagCardinality    []int      // TAG_VALUE_CARDINALITY
 	DevicePrefix      string     // DEVICE_NAME_PREFIX
 	SensorPrefix      string     // SENSOR_NAME_PREFIX
 	RealInsertRate    float64    // REAL_INSERT_RATE

@@ -357,6 +357,20 @@ func SharedKeys() []Key {
 		intKey("IOTDB_TABLE_NUMBER", GroupDataMode, "1", 1, maxInt32, "table model: a multiple of GROUP_NUMBER that divides DEVICE_NUMBER", "Tables of the table model; devices map to tables by SG_STRATEGY, tables to groups the same way. The tree model uses GROUP_NUMBER.", func(c *Config) *int { return &c.Tables }),
 		stringKey("IOTDB_TABLE_NAME_PREFIX", GroupDataMode, "table_", "Table names of the table model are prefix + number.", func(c *Config) *string { return &c.TablePrefix }),
 		stringKey("TABLE_TIME_COLUMN", GroupDataMode, "time", "Name of the time column of the table model's tables.", func(c *Config) *string { return &c.TimeColumn }),
+		intKey("TAG_NUMBER", GroupDataMode, "0", 0, 1000, "0..1000, the number of TAG_VALUE_CARDINALITY items", "Tags per device, as iot-benchmark derives them from the device name. IoTDB stores them: in the tree model as path levels between group and device, in the table model as STRING TAG columns. Other databases do not store tags; nothing they write or query depends on them.", func(c *Config) *int { return &c.TagNumber }),
+		stringKey("TAG_KEY_PREFIX", GroupDataMode, "tag_", "Tag keys are prefix + index.", func(c *Config) *string { return &c.TagKeyPrefix }),
+		stringKey("TAG_VALUE_PREFIX", GroupDataMode, "value_", "Tag values are prefix + index.", func(c *Config) *string { return &c.TagValuePrefix }),
+		{Name: "TAG_VALUE_CARDINALITY", Group: GroupDataMode, Default: "", Valid: "comma-separated whole numbers ≥ 1, one per tag", Doc: "Distinct values of each tag. Does not change the number of devices.", parse: onConfig(func(c *Config, v string) error {
+			c.TagCardinality = c.TagCardinality[:0]
+			for _, p := range splitList(v) {
+				n, err := parseInt(p, 1, maxInt32)
+				if err != nil {
+					return bad("%q is not a whole number ≥ 1", p)
+				}
+				c.TagCardinality = append(c.TagCardinality, int(n))
+			}
+			return nil
+		})},
 		stringKey("DEVICE_NAME_PREFIX", GroupDataMode, "d_", "Device names are prefix + id.", func(c *Config) *string { return &c.DevicePrefix }),
 		stringKey("SENSOR_NAME_PREFIX", GroupDataMode, "s_", "Sensor names are prefix + index.", func(c *Config) *string { return &c.SensorPrefix }),
 		weightsKey("INSERT_DATATYPE_PROPORTION", GroupDataMode, "1:1:1:1:1:1:0:0:0:0:0", NumDataTypes, dataTypeNames, "Share of each data type among the sensors, in contiguous blocks as iot-benchmark assigns them. BOOLEAN..DATE are generated; OBJECT must be 0. A database that cannot store a type says so (Elasticsearch: BLOB, TIMESTAMP, DATE). Old 6- and 10-field values are padded.", func(c *Config) *[]float64 { return &c.TypeProportion }),

@@ -88,8 +88,6 @@ func ignoredKeys() []IgnoredKey {
 	}
 	add("double writes are not supported; run tsbench once per database and use compare", "false", "IS_DOUBLE_WRITE", "IS_COMPARISON", "IS_POINT_COMPARISON")
 	add("wall-clock timestamps would make runs unrepeatable", "false", "IS_RECORD_CURRENT_REALLY_TIME")
-	add("device tags are not supported yet", "0", "TAG_NUMBER")
-	add("device tags are not supported yet", "", "TAG_KEY_PREFIX", "TAG_VALUE_PREFIX", "TAG_VALUE_CARDINALITY")
 	add("only the second database of double writes used it", "", "ANOTHER_DB_SWITCH", "ANOTHER_HOST", "ANOTHER_PORT", "ANOTHER_USERNAME", "ANOTHER_PASSWORD", "ANOTHER_DB_NAME", "ANOTHER_TOKEN", "VERIFICATION_STEP_SIZE")
 	add("tsbench always measures, with exact HdrHistogram percentiles", "", "USE_MEASUREMENT", "RESULT_PRECISION")
 	add("values are computed at each real timestamp, not from a buffer", "", "WORKLOAD_BUFFER_SIZE")

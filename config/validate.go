@@ -24,6 +24,9 @@ func Validate(c *Config) Errors {
 		add("IOTDB_TABLE_NUMBER", itoa(c.Tables), fmt.Sprintf("does not fit GROUP_NUMBER=%d and DEVICE_NUMBER=%d: in the table model the table number is a multiple of the group number, and the device number a multiple of the table number", c.Groups, c.Devices),
 			"a multiple of GROUP_NUMBER that divides DEVICE_NUMBER")
 	}
+	if c.TagNumber != len(c.TagCardinality) {
+		add("TAG_NUMBER", itoa(c.TagNumber), fmt.Sprintf("must be equal to the number of TAG_VALUE_CARDINALITY items (%d)", len(c.TagCardinality)), fmt.Sprintf("%d, or one cardinality per tag", len(c.TagCardinality)))
+	}
 	if c.ClientBind && c.DataClients > c.Devices {
 		add("DATA_CLIENT_NUMBER", itoa(c.DataClients), fmt.Sprintf("is larger than DEVICE_NUMBER=%d; with IS_CLIENT_BIND=true every client needs a device of its own", c.Devices), fmt.Sprintf("1..%d, or IS_CLIENT_BIND=false", c.Devices))
 	}
@@ -34,7 +37,7 @@ func Validate(c *Config) Errors {
 		add("PORT", joinInts(c.Ports), fmt.Sprintf("has %d ports for %d hosts", len(c.Ports), len(c.Hosts)), "one port, or one per HOST")
 	}
 	for _, k := range []struct{ key, val string }{{"DB_NAME", c.DBName}, {"GROUP_NAME_PREFIX", c.GroupPrefix}, {"DEVICE_NAME_PREFIX", c.DevicePrefix}, {"SENSOR_NAME_PREFIX", c.SensorPrefix},
-		{"IOTDB_TABLE_NAME_PREFIX", c.TablePrefix}, {"TABLE_TIME_COLUMN", c.TimeColumn}} {
+		{"IOTDB_TABLE_NAME_PREFIX", c.TablePrefix}, {"TABLE_TIME_COLUMN", c.TimeColumn}, {"TAG_KEY_PREFIX", c.TagKeyPrefix}, {"TAG_VALUE_PREFIX", c.TagValuePrefix}} {
 		if !isIdent(k.val, k.key == "DB_NAME" || k.key == "TABLE_TIME_COLUMN") {
 			add(k.key, k.val, "must be letters, digits and underscores (it becomes part of table names and paths)", "for example test, g_, d_, s_")
 		}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/tsbench/tsbench/config"
@@ -494,6 +495,41 @@ func TestTableLayout(t *testing.T) {
 			}
 			if n != 60 || len(s.Canonical) != 60 {
 				t.Errorf("%v: tables hold %d devices, canonical %d", sets, n, len(s.Canonical))
+			}
+		}
+	}
+}
+
+// Tags follow iot-benchmark's spec §3.6 and §3.7: the worked example, and
+// the Java HashMap order in which paths and TAG columns list the keys.
+func TestTags(t *testing.T) {
+	s, err := NewSchema(cfg(t, "TAG_NUMBER=2", "TAG_VALUE_CARDINALITY=50,10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(s.TagKeys, s.Devices[0].Tags); got != "[tag_0 tag_1] [value_9 value_3]" {
+		t.Errorf("d_0 (hash 99093, 50×10 values): %s, want [tag_0 tag_1] [value_9 value_3]", got)
+	}
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{5, "[tag_0 tag_1 tag_2 tag_3 tag_4]"},
+		{6, "[tag_5 tag_0 tag_1 tag_2 tag_3 tag_4]"},
+		{10, "[tag_5 tag_6 tag_7 tag_8 tag_9 tag_0 tag_1 tag_2 tag_3 tag_4]"},
+		{11, "[tag_5 tag_6 tag_7 tag_8 tag_9 tag_0 tag_1 tag_2 tag_10 tag_3 tag_4]"},
+	} {
+		card := strings.TrimSuffix(strings.Repeat("3,", c.n), ",")
+		s, err := NewSchema(cfg(t, fmt.Sprintf("TAG_NUMBER=%d", c.n), "TAG_VALUE_CARDINALITY="+card))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(s.TagKeys); got != c.want {
+			t.Errorf("%d tags: keys %s, want %s", c.n, got, c.want)
+		}
+		for _, d := range s.Devices {
+			if len(d.Tags) != c.n {
+				t.Fatalf("%s has %d tags, want %d", d.Name, len(d.Tags), c.n)
 			}
 		}
 	}

@@ -70,8 +70,9 @@ type Device struct {
 	ID      int
 	Name    string
 	Group   int
-	Table   int  // index into Schema.Tables
-	Written bool // false for devices REAL_INSERT_RATE leaves out
+	Table   int      // index into Schema.Tables
+	Tags    []string // tag values, in the order of Schema.TagKeys
+	Written bool     // false for devices REAL_INSERT_RATE leaves out
 }
 
 // Group is a storage group (IoTDB database, SQLite table).
@@ -98,6 +99,10 @@ type Schema struct {
 	Sensors []Sensor
 	Groups  []Group
 	Tables  []Table // in increasing group, then table id
+	// TagKeys are the tag keys in the order iot-benchmark iterates them
+	// (a Java HashMap's), which is the order of tree path levels and of
+	// the table model's TAG columns; a device's Tags follow it.
+	TagKeys []string
 	// Canonical is the device order used to hand devices to clients: groups
 	// in increasing id, devices in increasing index (iot-benchmark §3.3).
 	Canonical []int
@@ -133,6 +138,7 @@ func NewSchema(c *config.Config) (*Schema, error) {
 		gr := &s.Groups[d.Group]
 		gr.Devices = append(gr.Devices, i)
 	}
+	s.tag(c)
 	if err := s.layTables(c); err != nil {
 		return nil, err
 	}
@@ -151,6 +157,66 @@ func NewSchema(c *config.Config) (*Schema, error) {
 
 // groupFor maps a device index to its group id per SG_STRATEGY. Unlike
 // iot-benchmark, hash is applied once and never yields a negative group.
+// tag gives every device its tags as iot-benchmark derives them from the
+// device name (its spec §3.6): with cardinalities c0 … cn-1 and L[i] the
+// product of c_i … cn-1, id = |hash(name)|, then for each tag i: id mod
+// L[i], divided by L[i+1], is the value's index. Products are 64-bit where
+// Java's int would overflow.
+func (s *Schema) tag(c *config.Config) {
+	n := c.TagNumber
+	if n == 0 {
+		return
+	}
+	l := make([]int64, n+1)
+	l[n] = 1
+	for i := n - 1; i >= 0; i-- {
+		l[i] = int64(c.TagCardinality[i]) * l[i+1]
+	}
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = c.TagKeyPrefix + strconv.Itoa(i)
+	}
+	order := javaHashMapOrder(keys)
+	for i := range order {
+		s.TagKeys = append(s.TagKeys, keys[order[i]])
+	}
+	for d := range s.Devices {
+		h := javaStringHash(s.Devices[d].Name)
+		if h < 0 && h != math.MinInt32 {
+			h = -h // Math.abs, which leaves MinInt32 negative
+		}
+		id := int64(h)
+		values := make([]string, n)
+		for i := 0; i < n; i++ {
+			id %= l[i]
+			values[i] = c.TagValuePrefix + strconv.FormatInt(id/l[i+1], 10)
+		}
+		for _, k := range order {
+			s.Devices[d].Tags = append(s.Devices[d].Tags, values[k])
+		}
+	}
+}
+
+// javaHashMapOrder is the order in which a Java HashMap, filled with keys
+// in their order, iterates them: by bucket (the spread hash masked by the
+// final capacity, 16 doubled while more than 3/4 full), then by insertion.
+func javaHashMapOrder(keys []string) []int {
+	capacity := 16
+	for len(keys) > capacity*3/4 {
+		capacity *= 2
+	}
+	bucket := func(k string) int {
+		h := javaStringHash(k)
+		return int((uint32(h) ^ uint32(h)>>16) & uint32(capacity-1))
+	}
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return bucket(keys[a]) - bucket(keys[b]) })
+	return order
+}
+
 // layTables maps the devices of each group to tables. Table t of device i
 // is SG_STRATEGY's map of i over IOTDB_TABLE_NUMBER tables; since that
 // number is a multiple of GROUP_NUMBER and divides DEVICE_NUMBER, every

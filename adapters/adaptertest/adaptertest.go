@@ -12,6 +12,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +40,31 @@ type Target struct {
 	// the model does, with the reason the test prints; each is a known
 	// difference that docs/compat.md or docs/servers.md states.
 	Skip map[string]string
+}
+
+// Server returns the address of the real server a test needs, from the
+// environment variable env (scripts/test sets it after starting the server
+// with script). In CI (CI set) a missing or unreachable server fails the
+// test; elsewhere a missing one skips it with how to start it.
+func Server(t testing.TB, env, script, pkg string) (host, port string) {
+	t.Helper()
+	addr := os.Getenv(env)
+	if addr == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set: CI must start the server with %s (scripts/test does)", env, script)
+		}
+		t.Skipf("no server: run %s, then %s=127.0.0.1:<port> go test %s", script, env, pkg)
+	}
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatalf("%s=%s: %v", env, addr, err)
+	}
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatalf("%s=%s is not reachable: %v (start it with %s)", env, addr, err, script)
+	}
+	c.Close()
+	return h, p
 }
 
 // Load reads a configuration of the driver's database with the driver's

@@ -2,10 +2,7 @@ package elasticsearch
 
 import (
 	"context"
-	"net"
-	"os"
 	"testing"
-	"time"
 
 	"strings"
 
@@ -14,29 +11,9 @@ import (
 	"github.com/tsbench/tsbench/generator"
 )
 
-// server returns the address in env (host:port) of a node the tests use.
-// scripts/test starts Elasticsearch and OpenSearch and sets TSBENCH_ES and
-// TSBENCH_OPENSEARCH; in CI a missing server fails the tests, elsewhere
-// they skip and say how to start one.
+// server returns the address of the server in env (set by scripts/test).
 func server(t *testing.T, env, script string) (host, port string) {
-	t.Helper()
-	addr := os.Getenv(env)
-	if addr == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not set: CI must start the server with %s (scripts/test does)", env, script)
-		}
-		t.Skipf("no server: run %s, then %s=127.0.0.1:<port> go test ./adapters/elasticsearch", script, env)
-	}
-	h, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		t.Fatalf("%s=%s: %v", env, addr, err)
-	}
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatalf("%s=%s is not reachable: %v (start it with %s)", env, addr, err, script)
-	}
-	c.Close()
-	return h, p
+	return adaptertest.Server(t, env, script, "./adapters/elasticsearch")
 }
 
 // noNewTypes: the adapter refuses BLOB, TIMESTAMP and DATE at Check, as

@@ -175,7 +175,9 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 		a.openTables(pc)
 	}
 	for _, d := range p.Schema.Devices {
-		a.paths = append(a.paths, a.root+"."+p.Schema.Groups[d.Group].Name+"."+d.Name)
+		// root.<DB_NAME>.<group>[.<tag value>…].<device>
+		levels := append(append([]string{a.root, p.Schema.Groups[d.Group].Name}, d.Tags...), d.Name)
+		a.paths = append(a.paths, strings.Join(levels, "."))
 	}
 	for _, s := range p.Schema.Sensors {
 		a.names = append(a.names, s.Name)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,28 +24,10 @@ import (
 	"github.com/tsbench/tsbench/runner"
 )
 
-// server returns the address of the IoTDB the tests use. CI starts one with
-// scripts/iotdb and sets TSBENCH_IOTDB; there a missing server fails the
-// tests. Elsewhere they skip and say how to start one.
+// server returns the address of the IoTDB the tests use (TSBENCH_IOTDB,
+// set by scripts/test).
 func server(t *testing.T) (host, port string) {
-	t.Helper()
-	addr := os.Getenv("TSBENCH_IOTDB")
-	if addr == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("TSBENCH_IOTDB is not set: CI must start IoTDB with scripts/iotdb start (scripts/test does)")
-		}
-		t.Skip("no IoTDB: run scripts/iotdb start, then TSBENCH_IOTDB=127.0.0.1:6667 go test ./adapters/iotdb")
-	}
-	h, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		t.Fatalf("TSBENCH_IOTDB=%s: %v", addr, err)
-	}
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatalf("TSBENCH_IOTDB=%s is not reachable: %v (start it with scripts/iotdb start)", addr, err)
-	}
-	c.Close()
-	return h, p
+	return adaptertest.Server(t, "TSBENCH_IOTDB", "scripts/iotdb start", "./adapters/iotdb")
 }
 
 // managed reports whether the tests may stop and start the server
@@ -257,6 +238,9 @@ func TestIoTDB(t *testing.T) {
 		// under every strategy that maps devices to them.
 		{"Table/FourTables/mod", []string{"IOTDB_DIALECT_MODE=table", "DEVICE_NUMBER=8", "IOTDB_TABLE_NUMBER=4"}},
 		{"Table/FourTables/div", []string{"IOTDB_DIALECT_MODE=table", "DEVICE_NUMBER=8", "IOTDB_TABLE_NUMBER=4", "SG_STRATEGY=div"}},
+		// Tags: path levels in the tree model, TAG columns in the table model.
+		{"Tablet/Tags", []string{"TAG_NUMBER=2", "TAG_VALUE_CARDINALITY=3,2"}},
+		{"Table/Tags", []string{"IOTDB_DIALECT_MODE=table", "IOTDB_TABLE_NUMBER=2", "TAG_NUMBER=3", "TAG_VALUE_CARDINALITY=2,2,2", "TAG_KEY_PREFIX=k"}},
 		{"Table/FourTables/hash/EveryType", append([]string{"IOTDB_DIALECT_MODE=table", "DEVICE_NUMBER=8", "IOTDB_TABLE_NUMBER=4", "SG_STRATEGY=hash", "TABLE_TIME_COLUMN=ts"}, everyType...)},
 	} {
 		t.Run("SchemaAndInsertModes/"+tc.name, func(t *testing.T) {
@@ -563,7 +547,9 @@ func TestTableSQL(t *testing.T) {
 	s, _ := generator.NewSchema(l.Config)
 	a := &Adapter{cfg: l.Config, opts: options(l.Config), schema: s}
 	a.openTables(poolConfig{})
-	q := func(f queries.Family, limit int64, devs ...int) *queries.Query { return sqlQuery(s, f, "max_value", limit, devs...) }
+	q := func(f queries.Family, limit int64, devs ...int) *queries.Query {
+		return sqlQuery(s, f, "max_value", limit, devs...)
+	}
 	for _, c := range []struct {
 		q    *queries.Query
 		want string

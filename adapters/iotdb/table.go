@@ -47,9 +47,11 @@ func (a *Adapter) openTables(pc poolConfig) {
 		tm.types = append(tm.types, tsType[s.Type])
 		tm.categories = append(tm.categories, client.FIELD)
 	}
-	tm.cols = append(tm.cols, deviceColumn)
-	tm.types = append(tm.types, int32(client.STRING))
-	tm.categories = append(tm.categories, client.TAG)
+	for _, tag := range append([]string{deviceColumn}, a.schema.TagKeys...) {
+		tm.cols = append(tm.cols, tag)
+		tm.types = append(tm.types, int32(client.STRING))
+		tm.categories = append(tm.categories, client.TAG)
+	}
 	a.tm = tm
 }
 
@@ -79,6 +81,9 @@ func (a *Adapter) createTables(ctx context.Context) error {
 		defs = append(defs, a.tm.tc+" TIMESTAMP TIME")
 	}
 	defs = append(defs, deviceColumn+" STRING TAG")
+	for _, tag := range a.schema.TagKeys {
+		defs = append(defs, tag+" STRING TAG")
+	}
 	for _, s := range a.schema.Sensors {
 		defs = append(defs, s.Name+" "+s.Type.String()+" FIELD")
 	}
@@ -101,14 +106,19 @@ func (a *Adapter) dropTables(ctx context.Context) error {
 }
 
 // writeTable sends a batch as one table tablet: the sensor columns as the
-// tree model's tablet holds them, then device_id (a STRING: length and
-// bytes) in every row.
+// tree model's tablet holds them, then device_id and the tags (STRINGs:
+// length and bytes) in every row.
 func (a *Adapter) writeTable(ctx context.Context, e *encoder, b *generator.Batch) error {
 	e.encodeTablet(b)
-	name := b.Device.Name
-	for range e.order {
-		e.values = binary.BigEndian.AppendUint32(e.values, uint32(len(name)))
-		e.values = append(e.values, name...)
+	column := func(v string) {
+		for range e.order {
+			e.values = binary.BigEndian.AppendUint32(e.values, uint32(len(v)))
+			e.values = append(e.values, v...)
+		}
+	}
+	column(b.Device.Name)
+	for _, v := range b.Device.Tags {
+		column(v)
 	}
 	t := &a.schema.Tables[b.Device.Table]
 	yes := true
@@ -197,9 +207,16 @@ func (a *Adapter) tableSQL(q *queries.Query) string {
 		// Newest first within each device, as iot-benchmark asks: the
 		// rows come from storage in that order, where newest first across
 		// devices is a sort the server must hold in memory.
-		b.WriteString(" ORDER BY " + deviceColumn + ", " + tc + " DESC")
+		b.WriteString(" ORDER BY " + a.deviceOrder() + ", " + tc + " DESC")
 	}
 	return b.String()
+}
+
+// deviceOrder orders rows by device as the table stores them: by every
+// TAG column, device_id first. Ordering by device_id alone, when tags
+// follow it, is a sort the server must hold in memory.
+func (a *Adapter) deviceOrder() string {
+	return strings.Join(append([]string{deviceColumn}, a.schema.TagKeys...), ", ")
 }
 
 // window is the group-by window of a row: date_bin with the query's start

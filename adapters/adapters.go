@@ -55,6 +55,13 @@ type CacheClearer interface {
 	ClearCache(ctx context.Context) error
 }
 
+// MultiWriter sends the batches of several devices in one request
+// (DEVICE_NUM_PER_WRITE > 1): one operation, counted once, whose points are
+// the batches' together. A failure fails them all.
+type MultiWriter interface {
+	WriteDevices(ctx context.Context, bs []*generator.Batch) error
+}
+
 // Counter counts the points a device holds, for VERIFY.
 type Counter interface {
 	CountPoints(ctx context.Context, d *generator.Device) (int64, error)
@@ -207,6 +214,10 @@ func (d Driver) Validate(c *config.Config) config.Errors {
 	if d.Check != nil {
 		errs = append(errs, d.Check(c)...)
 	}
+	if c.DevicesPerWrite > 1 && !d.Can.MultiWrite {
+		// iot-benchmark: "DEVICE_NUM_PER_WRITE is only supported in IoTDB".
+		errs = append(errs, &config.Error{Key: "DEVICE_NUM_PER_WRITE", Value: fmt.Sprint(c.DevicesPerWrite), Msg: fmt.Sprintf("is more than 1, but %s writes one device a request", d.Name), Valid: "1"})
+	}
 	if c.Verify && !d.Can.Count {
 		errs = append(errs, &config.Error{Key: "VERIFY", Value: "true", Msg: fmt.Sprintf("%s cannot count the points it holds", d.Name), Valid: "false"})
 	}
@@ -216,7 +227,7 @@ func (d Driver) Validate(c *config.Config) config.Errors {
 // Capabilities says which optional interfaces a driver's adapters have, so
 // that configurations can be checked before connecting.
 type Capabilities struct {
-	Flush, ClearCache, Count, Answer, Version, Reconnect, ServerMetrics bool
+	Flush, ClearCache, Count, Answer, Version, Reconnect, ServerMetrics, MultiWrite bool
 }
 
 // CapabilitiesOf inspects an adapter value.
@@ -228,7 +239,8 @@ func CapabilitiesOf(a Adapter) Capabilities {
 	_, v := a.(Versioner)
 	_, r := a.(Reconnecter)
 	_, sm := a.(MetricsReporter)
-	return Capabilities{Flush: f, ClearCache: cc, Count: cnt, Answer: ans, Version: v, Reconnect: r, ServerMetrics: sm}
+	_, mw := a.(MultiWriter)
+	return Capabilities{Flush: f, ClearCache: cc, Count: cnt, Answer: ans, Version: v, Reconnect: r, ServerMetrics: sm, MultiWrite: mw}
 }
 
 // UnsupportedTypes is a Check helper: it reports the data types with a

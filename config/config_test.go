@@ -171,7 +171,7 @@ func TestValidationRules(t *testing.T) {
 		{"REAL_INSERT_RATE=0", "REAL_INSERT_RATE=0: must be above 0 (valid: > 0 and ≤ 1)"},
 		{"DB_NAME=my-db", "DB_NAME=my-db: must be letters, digits and underscores (it becomes part of table names and paths) (valid: for example test, g_, d_, s_)"},
 		{"IS_SENSOR_TS_ALIGNMENT=false", "IS_SENSOR_TS_ALIGNMENT=false: is not supported: tsbench writes every sensor of a row together (valid: true)"},
-		{"DEVICE_NUM_PER_WRITE=2", "DEVICE_NUM_PER_WRITE=2: is not supported by the adapters of this build (valid: 1)"},
+		{"DEVICE_NUM_PER_WRITE=2\nIS_CLIENT_BIND=false", "DEVICE_NUM_PER_WRITE=2: needs IS_CLIENT_BIND=true: a request writes devices of one client (valid: 1, or IS_CLIENT_BIND=true)"},
 		{"LINE_RATIO=0\nSIN_RATIO=0\nSQUARE_RATIO=0\nRANDOM_RATIO=0\nCONSTANT_RATIO=0", "LINE_RATIO=0: and SIN_RATIO, SQUARE_RATIO, RANDOM_RATIO, CONSTANT_RATIO are all 0, so no sensor has a value function (valid: at least one ratio above 0)"},
 		{"BENCHMARK_INDEX=2", "BENCHMARK_INDEX=2: has no effect without BENCHMARK_CLUSTER=true (valid: 0, or set BENCHMARK_CLUSTER=true)"},
 		{"IS_OUT_OF_ORDER=true\nLAMBDA=50\nMAX_K=10", "MAX_K=10: is below LAMBDA=50, so most delays would be cut off (valid: ≥ 50)"},

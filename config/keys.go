@@ -389,7 +389,7 @@ func SharedKeys() []Key {
 		boolKey("IS_CLIENT_BIND", GroupDataAmount, "true", "true: each device belongs to one client. false: clients take device batches from one shared queue.", func(c *Config) *bool { return &c.ClientBind }),
 		longKey("LOOP", GroupDataAmount, "100", 0, math.MaxInt64, "≥ 0", "Operations per client (not in total). One write operation writes one batch for every device the client owns.", func(c *Config) *int64 { return &c.Loop }),
 		intKey("BATCH_SIZE_PER_WRITE", GroupDataAmount, "100", 1, 1<<24, "1..16777216", "Rows per device per batch.", func(c *Config) *int { return &c.BatchSize }),
-		intKey("DEVICE_NUM_PER_WRITE", GroupDataAmount, "1", 1, maxInt32, "1 (more only with adapters that write multi-device batches)", "Devices per batch.", func(c *Config) *int { return &c.DevicesPerWrite }),
+		intKey("DEVICE_NUM_PER_WRITE", GroupDataAmount, "1", 1, maxInt32, "≥ 1; more than 1 only with IoTDB (tree model: IoTDB-200-SESSION_BY_RECORDS) and IS_CLIENT_BIND=true, dividing every client's written devices", "Devices per write request: a client writes its devices DEVICE_NUM_PER_WRITE at a time, each request one INGESTION operation holding their batches together (in the table model, devices of one table).", func(c *Config) *int { return &c.DevicesPerWrite }),
 		{Name: "START_TIME", Group: GroupDataAmount, Default: "2022-01-01T00:00:00+08:00", Valid: "ISO-8601 such as 2022-01-01T00:00:00+08:00 (no offset means UTC), or epoch milliseconds", Doc: "Timestamp of the first row of every device.", parse: onConfig(func(c *Config, v string) error {
 			t, err := parseStartTime(v)
 			if err != nil {

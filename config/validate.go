@@ -45,8 +45,8 @@ func Validate(c *Config) Errors {
 	if !c.SensorTSAlignment {
 		add("IS_SENSOR_TS_ALIGNMENT", "false", "is not supported: tsbench writes every sensor of a row together", "true")
 	}
-	if c.DevicesPerWrite != 1 {
-		add("DEVICE_NUM_PER_WRITE", itoa(c.DevicesPerWrite), "is not supported by the adapters of this build", "1")
+	if c.DevicesPerWrite > 1 && !c.ClientBind {
+		add("DEVICE_NUM_PER_WRITE", itoa(c.DevicesPerWrite), "needs IS_CLIENT_BIND=true: a request writes devices of one client", "1, or IS_CLIENT_BIND=true")
 	}
 	// OBJECT, the last weight, is IoTDB's handle to a file stored outside
 	// its series: not a value of a series a benchmark compares.

@@ -56,6 +56,9 @@ func NewPlan(c *config.Config) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Config: c, Schema: s, Clients: s.ClientDevices(c.DataClients)}
+	if err := p.checkDevicesPerWrite(); err != nil {
+		return nil, err
+	}
 	p.Counts = OperationCounts(c.OperationProportion, c.Loop)
 	p.RowsPerDevice = p.Counts[Write] * int64(c.BatchSize)
 	p.DataRows = p.RowsPerDevice
@@ -100,6 +103,51 @@ func NewPlan(c *config.Config) (*Plan, error) {
 	}
 	p.Steps = p.planSteps()
 	return p, nil
+}
+
+// checkDevicesPerWrite: with DEVICE_NUM_PER_WRITE = n > 1 a client writes
+// its written devices n at a time, in its order, so n must divide each
+// client's count (iot-benchmark's rule), and in the table model the n
+// devices of a request must share a table (a tablet fills one table).
+func (p *Plan) checkDevicesPerWrite() error {
+	c := p.Config
+	n := c.DevicesPerWrite
+	if n <= 1 {
+		return nil
+	}
+	for k, devs := range p.Clients {
+		written := p.written(devs)
+		if len(written)%n != 0 {
+			return &config.Error{Key: "DEVICE_NUM_PER_WRITE", Value: fmt.Sprint(n),
+				Msg:   fmt.Sprintf("does not divide the %d written devices of client %d: some clients will be allocated devices which are not divisible by DEVICE_NUM_PER_WRITE", len(written), k),
+				Valid: "a divisor of every client's written devices (DEVICE_NUMBER × REAL_INSERT_RATE spread over DATA_CLIENT_NUMBER)"}
+		}
+		if !c.TableModel() {
+			continue
+		}
+		for i := 0; i < len(written); i += n {
+			chunk := written[i : i+n]
+			for _, d := range chunk[1:] {
+				if p.Schema.Devices[d].Table != p.Schema.Devices[chunk[0]].Table {
+					return &config.Error{Key: "DEVICE_NUM_PER_WRITE", Value: fmt.Sprint(n),
+						Msg:   fmt.Sprintf("puts %s and %s, of different tables, into one request of client %d; a table tablet fills one table", p.Schema.Devices[chunk[0]].Name, p.Schema.Devices[d].Name, k),
+						Valid: "a divisor of the devices each client writes into each table"}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// written is the devices of devs that the run writes, in order.
+func (p *Plan) written(devs []int) []int {
+	var out []int
+	for _, d := range devs {
+		if p.Schema.Devices[d].Written {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // MainSchedule is the operation index of each loop iteration of the main
@@ -221,7 +269,11 @@ func (p *Plan) Describe(w io.Writer) {
 		fmt.Fprintf(w, "%3d. %s\n", i+1, s)
 	}
 	if p.RowsPerDevice > 0 {
-		fmt.Fprintf(w, "Writes: %d rows per device in batches of %d; %d points in all\n", p.RowsPerDevice, c.BatchSize, p.WrittenPoints())
+		per := ""
+		if c.DevicesPerWrite > 1 {
+			per = fmt.Sprintf(", %d devices a request", c.DevicesPerWrite)
+		}
+		fmt.Fprintf(w, "Writes: %d rows per device in batches of %d%s; %d points in all\n", p.RowsPerDevice, c.BatchSize, per, p.WrittenPoints())
 	}
 	types := map[generator.DataType]int{}
 	for _, s := range p.Schema.Sensors {

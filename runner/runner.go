@@ -335,7 +335,9 @@ type client struct {
 	rec     *metrics.Recorder
 	ops     [config.NumOperations]*metrics.Op
 	queries *queries.Client
-	batch   *generator.Batch
+	batches []*generator.Batch // DEVICE_NUM_PER_WRITE of them, reused
+	filled  []*generator.Batch // the batches of the request in flight
+	multi   adapters.MultiWriter
 	streams []*generator.Stream // bound mode: the client's written devices
 	shared  *sharedDevices
 	share   int           // unbound mode: batches per write operation
@@ -374,9 +376,13 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 	var done, points atomic.Int64
 	clients := make([]*client, c.DataClients)
 	for k := range clients {
-		cl := &client{id: k, start: start, p: p, w: &w, a: a, rec: metrics.NewRecorder(start), queries: w.queries.Client(k), batch: p.Generator.NewBatch(),
+		cl := &client{id: k, start: start, p: p, w: &w, a: a, rec: metrics.NewRecorder(start), queries: w.queries.Client(k),
 			shared: shared, done: &done, points: &points, recent: -1,
 			pacing: rand.New(rand.NewPCG(uint64(c.DataSeed), uint64(k)))}
+		for range max(c.DevicesPerWrite, 1) {
+			cl.batches = append(cl.batches, p.Generator.NewBatch())
+		}
+		cl.multi, _ = a.(adapters.MultiWriter)
 		for _, d := range p.Clients[k] {
 			if p.Schema.Devices[d].Written {
 				cl.streams = append(cl.streams, p.Generator.NewStream(d))
@@ -496,26 +502,40 @@ func record(op *metrics.Op, start time.Time, d, wait time.Duration, points int64
 }
 
 // write performs one write operation: one batch for every device the
-// client owns (or its share of the shared queue). With a schedule, the
-// operation's wait belongs to its first request; the others follow it.
+// client owns (or its share of the shared queue), DEVICE_NUM_PER_WRITE
+// devices a request. With a schedule, the operation's wait belongs to its
+// first request; the others follow it.
 func (cl *client) write(ctx, limit context.Context, wait time.Duration) {
 	c := cl.p.Config
 	n := len(cl.streams)
 	if cl.shared != nil {
 		n = cl.share
 	}
-	for k := 0; k < n; k++ {
+	per := len(cl.batches)
+	for k := 0; k < n; k += per {
 		if limit.Err() != nil {
 			return
 		}
 		t0 := time.Now()
-		if !cl.nextBatch(k) {
+		cl.filled = cl.filled[:0]
+		for j := 0; j < per && k+j < n; j++ {
+			if cl.nextBatch(k+j, cl.batches[j]) {
+				cl.filled = append(cl.filled, cl.batches[j])
+			}
+		}
+		if len(cl.filled) == 0 {
 			continue
 		}
-		b := cl.batch
 		wctx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
 		start := time.Now()
-		err := cl.a.Write(wctx, b)
+		var err error
+		if per == 1 {
+			err = cl.a.Write(wctx, cl.filled[0])
+		} else {
+			// Validate refuses DEVICE_NUM_PER_WRITE > 1 for an adapter
+			// without MultiWriter.
+			err = cl.multi.WriteDevices(wctx, cl.filled)
+		}
 		d := time.Since(start)
 		if err == nil && wctx.Err() != nil {
 			err = wctx.Err() // a write that outlived its timeout is a failure, whatever the adapter says
@@ -524,7 +544,10 @@ func (cl *client) write(ctx, limit context.Context, wait time.Duration) {
 		if err != nil && ctx.Err() != nil {
 			return // interrupted by the user, not failed by the database: not recorded
 		}
-		pts := b.Points()
+		var pts int64
+		for _, b := range cl.filled {
+			pts += b.Points()
+		}
 		var partial *adapters.PartialWriteError
 		switch {
 		case errors.As(err, &partial) && partial.Failed < pts:
@@ -539,8 +562,10 @@ func (cl *client) write(ctx, limit context.Context, wait time.Duration) {
 		}
 		if err == nil {
 			cl.points.Add(pts)
-			if last := b.Timestamps[b.Len()-1]; last > cl.recent {
-				cl.recent = last
+			for _, b := range cl.filled {
+				if last := b.Timestamps[b.Len()-1]; last > cl.recent {
+					cl.recent = last
+				}
 			}
 		}
 		if c.BatchIntervalMS > 0 {
@@ -551,10 +576,10 @@ func (cl *client) write(ctx, limit context.Context, wait time.Duration) {
 	}
 }
 
-// nextBatch fills cl.batch with the k-th batch of this write operation.
-func (cl *client) nextBatch(k int) bool {
+// nextBatch fills b with the k-th batch of this write operation.
+func (cl *client) nextBatch(k int, b *generator.Batch) bool {
 	if cl.shared == nil {
-		return cl.streams[k].Next(cl.batch)
+		return cl.streams[k].Next(b)
 	}
 	sh := cl.shared
 	if len(sh.devices) == 0 {
@@ -563,7 +588,7 @@ func (cl *client) nextBatch(k int) bool {
 	x := int(sh.next.Add(1)-1) % len(sh.devices)
 	sh.locks[x].Lock()
 	defer sh.locks[x].Unlock()
-	return sh.streams[x].Next(cl.batch)
+	return sh.streams[x].Next(b)
 }
 
 func (cl *client) query(ctx context.Context, f queries.Family, wait time.Duration) {

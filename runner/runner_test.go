@@ -106,6 +106,30 @@ func TestPureWriteTotals(t *testing.T) {
 	}
 }
 
+// DEVICE_NUM_PER_WRITE: a request holds n devices' batches and counts
+// once, as iot-benchmark counts it (LOOP × D / n operations, the same
+// points); n must divide every client's written devices.
+func TestDevicesPerWrite(t *testing.T) {
+	p := plan(t, "DB_SWITCH=Null", "LOOP=7", "DATA_CLIENT_NUMBER=2", "DEVICE_NUM_PER_WRITE=2")
+	drv := null.Driver()
+	res, err := Run(context.Background(), p, &drv, Options{})
+	if err != nil || res.Stopped != nil {
+		t.Fatal(err, res.Stopped)
+	}
+	s := op(res.Phases[0], IngestionName)
+	if s.OKPoints != 7*8*5*10 || s.OKOps != 7*8/2 || s.FailOps != 0 {
+		t.Fatalf("INGESTION %d points in %d ops, want %d in %d", s.OKPoints, s.OKOps, 7*8*5*10, 7*8/2)
+	}
+	l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=Null", "DEVICE_NUMBER=8", "DATA_CLIENT_NUMBER=3", "DEVICE_NUM_PER_WRITE=2"}, NoEnv: true, Catalog: adapters.Registry{null.Driver()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewPlan(l.Config)
+	if want := "DEVICE_NUM_PER_WRITE=2: does not divide the 3 written devices of client 0"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("8 devices over 3 clients, 2 a request: %v, want %q…", err, want)
+	}
+}
+
 func sqliteRun(t *testing.T, sets ...string) (*Plan, *Result) {
 	t.Helper()
 	p := plan(t, append([]string{"SQLITE_PATH=" + filepath.Join(t.TempDir(), "r.db"), "VERIFY=true"}, sets...)...)

@@ -33,6 +33,7 @@ func TestSecuredOverHTTPS(t *testing.T) {
 			"DB_NAME=tsbench_secure", "WRITE_OPERATION_TIMEOUT_MS=30000", "READ_OPERATION_TIMEOUT_MS=30000"},
 		BadCredentials: []string{"PASSWORD=not-the-password"},
 		Unreachable:    []string{"HOST=127.0.0.1", "PORT=1"},
+		Skip:           map[string]string{"EveryNewTypeCount": noNewTypes},
 	})
 }
 

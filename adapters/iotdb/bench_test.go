@@ -31,7 +31,7 @@ func BenchmarkTabletEncode(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		e.sortRows(batch)
-		e.encodeTablet(batch)
+		e.encodeTablet()
 	}
 	b.ReportMetric(float64(b.N)*float64(batch.Points())/b.Elapsed().Seconds(), "points/s")
 }

@@ -48,7 +48,7 @@ func Driver() adapters.Driver {
 		Name:        "IoTDB-200-" + ByTablet,
 		Aliases:     aliases,
 		Description: "Apache IoTDB 1.3 / 2.x, tree model, session protocol (HOST, PORT)",
-		Can:         adapters.Capabilities{Flush: true, ClearCache: true, Count: true, Answer: true, Version: true, Reconnect: true},
+		Can:         adapters.Capabilities{Flush: true, ClearCache: true, Count: true, Answer: true, Version: true, Reconnect: true, MultiWrite: true},
 		Address: func(c *config.Config) []string {
 			var out []string
 			for i, h := range c.Hosts {
@@ -105,6 +105,11 @@ func check(c *config.Config) config.Errors {
 		}
 	}
 	errs = append(errs, adapters.UnsupportedFamilies(c, "IoTDB", func(f queries.Family) bool { return f != queries.SetOperation })...)
+	if c.DevicesPerWrite > 1 && !c.TableModel() && insertMode(c.DBSwitch) != ByRecords {
+		// iot-benchmark: "The combination of DEVICE_NUM_PER_WRITE and
+		// insert-mode is not supported": a tree tablet is one device.
+		errs = append(errs, &config.Error{Key: "DB_SWITCH", Value: c.DBSwitch, Msg: fmt.Sprintf("writes one device a request, but DEVICE_NUM_PER_WRITE=%d asks for several in the tree model", c.DevicesPerWrite), Valid: "IoTDB-200-SESSION_BY_RECORDS, or the table model"})
+	}
 	errs = append(errs, checkTable(c, o)...)
 	return errs
 }
@@ -133,6 +138,7 @@ var (
 	_ adapters.Answerer     = (*Adapter)(nil)
 	_ adapters.Versioner    = (*Adapter)(nil)
 	_ adapters.Reconnecter  = (*Adapter)(nil)
+	_ adapters.MultiWriter  = (*Adapter)(nil)
 )
 
 // IoTDB's TSDataType codes.

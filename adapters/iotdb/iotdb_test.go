@@ -21,6 +21,7 @@ import (
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/queries"
+	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
 )
 
@@ -325,6 +326,47 @@ func TestIoTDB(t *testing.T) {
 			t.Fatalf("rounds %v, verify failed %v", rounds, res.VerifyFailed())
 		}
 	})
+	// DEVICE_NUM_PER_WRITE: two devices a request, through the runner, in
+	// the tree model (insertRecords) and the table model (one tablet); the
+	// operations are counted once a request, VERIFY finds every point, and
+	// the values are the model's.
+	for _, mode := range [][]string{{"DB_SWITCH=IoTDB-200-SESSION_BY_RECORDS"}, {"IOTDB_DIALECT_MODE=table", "IOTDB_TABLE_NUMBER=2"}} {
+		t.Run("DevicesPerWrite/"+strings.Join(mode, ","), func(t *testing.T) {
+			sets := append([]string{"DB_NAME=tsbench_dnw", "DEVICE_NUMBER=8", "GROUP_NUMBER=2", "SENSOR_NUMBER=6", "DATA_CLIENT_NUMBER=2", "LOOP=6",
+				"BATCH_SIZE_PER_WRITE=20", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "DEVICE_NUM_PER_WRITE=2", "VERIFY=true",
+				"INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:1:1:1:0", "SENSOR_NUMBER=10", "QUERY_DEVICE_NUM=2", "QUERY_SENSOR_NUM=4", "QUERY_INTERVAL=60000", "POINT_STEP=1000"}, mode...)
+			p := runPlan(t, sets...)
+			drv := Driver()
+			res, err := runner.Run(context.Background(), p, &drv, runner.Options{})
+			if err != nil || res.Stopped != nil {
+				t.Fatal(err, res.Stopped)
+			}
+			s := res.Phases[0].Operations[0]
+			if s.OKOps != 6*8/2 || s.FailOps != 0 || s.OKPoints != 6*8*20*10 || res.VerifyFailed() {
+				t.Fatalf("INGESTION %d ok (want %d), %d failed %v, %d points; verify failed %v", s.OKOps, 6*8/2, s.FailOps, s.Errors, s.OKPoints, res.VerifyFailed())
+			}
+			a, err := drv.Open(context.Background(), adapters.Params{Config: p.Config, Schema: p.Schema})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			defer a.Cleanup(context.Background())
+			cl := p.Queries.Client(0)
+			for range 3 {
+				for _, fam := range []queries.Family{queries.TimeRange, queries.LatestPoint} {
+					q := cl.Next(fam)
+					got, err := a.(adapters.Answerer).Answer(context.Background(), &q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := queries.Expected(p.Generator, &q)
+					if d := queries.Diff(got, want); d != "" || len(want) == 0 {
+						t.Fatalf("%s: %s (%d cells)", fam.ID(), d, len(want))
+					}
+				}
+			}
+		})
+	}
 	t.Run("RestartKeepsData", func(t *testing.T) {
 		managed(t)
 		f := setup(t, 200, "IS_OUT_OF_ORDER=true")
@@ -558,11 +600,55 @@ func TestTableSQL(t *testing.T) {
 		{q(queries.TimeRange, 10, 0, 4), "SELECT device_id, time, s_1, s_2 FROM test_g_0.table_0 WHERE device_id IN ('d_0', 'd_4') AND time >= 1000 AND time <= 5000 ORDER BY time, device_id LIMIT 10"},
 		{q(queries.ValueRangeDesc, -1, 2, 6), "SELECT device_id, time, s_1, s_2 FROM test_g_0.table_2 WHERE device_id IN ('d_2', 'd_6') AND time >= 1000 AND time <= 5000 AND s_1 > -5 AND s_2 > -5 ORDER BY device_id, time DESC"},
 		{q(queries.AggValue, -1, 1), "SELECT device_id, max(s_1), max(s_2) FROM test_g_1.table_1 WHERE device_id IN ('d_1') AND s_1 > -5 AND s_2 > -5 GROUP BY device_id"},
-		{q(queries.GroupByDesc, -1, 3), "SELECT device_id, date_bin(2000ms, time, 1000), max(s_1), max(s_2) FROM test_g_1.table_3 WHERE device_id IN ('d_3') AND time >= 1000 AND time < 5000 GROUP BY 1, 2 ORDER BY 1, 2 DESC"},
+		{q(queries.GroupByDesc, -1, 3), "SELECT device_id, date_bin(2000ms, time, 1000), max(s_1), max(s_2) FROM test_g_1.table_3 WHERE device_id IN ('d_3') AND time >= 1000 AND time < 5000 GROUP BY device_id, 2 ORDER BY device_id, 2 DESC"},
 		{q(queries.LatestPoint, -1, 1, 5), "SELECT device_id, last(time), last_by(s_1, time), last_by(s_2, time) FROM test_g_1.table_1 WHERE device_id IN ('d_1', 'd_5') GROUP BY device_id"},
 	} {
 		if got := a.SQL(c.q); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.q.Family.ID(), got, c.want)
 		}
+	}
+}
+
+// An iot-benchmark table-model configuration, in its own key spellings
+// (tables, tags, every data type), runs unchanged through the bench binary,
+// and VERIFY finds every point. It lives here, not in cmd/bench, because
+// this package's restart tests stop the server: Go runs packages in
+// parallel, tests of one package one after another.
+func TestTableModelExample(t *testing.T) {
+	host, port := server(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bench")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/bench").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "-c", "examples/iotdb-table.properties", "--set", "HOST="+host, "--set", "PORT="+port,
+		"--set", "RESULTS_DIR="+dir, "--set", "DB_NAME=tsbench_example")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("bench: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(string(out), "Verify: every device holds exactly the points the workload writes.") {
+		t.Fatalf("VERIFY did not pass:\n%s", out)
+	}
+	recs, errs := report.Store{Dir: dir}.List()
+	if len(errs) > 0 || len(recs) != 1 {
+		t.Fatalf("%d records, errors %v", len(recs), errs)
+	}
+	ops := 0
+	for _, ph := range recs[0].Phases {
+		for _, op := range ph.Operations {
+			ops++
+			if op.OKOps == 0 || op.FailOps > 0 {
+				t.Errorf("%s: %d ok, %d failed operations", op.Operation, op.OKOps, op.FailOps)
+			}
+		}
+	}
+	if ops != 12 { // INGESTION and Q1-Q11
+		t.Errorf("%d operations recorded, want 12", ops)
 	}
 }

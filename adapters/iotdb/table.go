@@ -105,32 +105,37 @@ func (a *Adapter) dropTables(ctx context.Context) error {
 	return nil
 }
 
-// writeTable sends a batch as one table tablet: the sensor columns as the
-// tree model's tablet holds them, then device_id and the tags (STRINGs:
-// length and bytes) in every row.
-func (a *Adapter) writeTable(ctx context.Context, e *encoder, b *generator.Batch) error {
-	e.encodeTablet(b)
-	column := func(v string) {
-		for range e.order {
-			e.values = binary.BigEndian.AppendUint32(e.values, uint32(len(v)))
-			e.values = append(e.values, v...)
+// writeTable sends the write's batches as one table tablet: the sensor
+// columns as the tree model's tablet holds them, then device_id and the
+// tags (STRINGs: length and bytes), row by row. The batches' devices share
+// a table (the plan checks DEVICE_NUM_PER_WRITE against the layout).
+func (a *Adapter) writeTable(ctx context.Context, e *encoder) error {
+	e.encodeTablet()
+	column := func(tag func(d *generator.Device) string) {
+		for k, b := range e.bs {
+			v := tag(b.Device)
+			for range e.orders[k] {
+				e.values = binary.BigEndian.AppendUint32(e.values, uint32(len(v)))
+				e.values = append(e.values, v...)
+			}
 		}
 	}
-	column(b.Device.Name)
-	for _, v := range b.Device.Tags {
-		column(v)
+	column(func(d *generator.Device) string { return d.Name })
+	for i := range a.schema.TagKeys {
+		column(func(d *generator.Device) string { return d.Tags[i] })
 	}
-	t := &a.schema.Tables[b.Device.Table]
+	dev := e.bs[0].Device
+	t := &a.schema.Tables[dev.Table]
 	yes := true
 	return a.tm.pools[t.Group].do(ctx, func(ctx context.Context, s *session) error {
 		req := &rpc.TSInsertTabletReq{SessionId: s.id, PrefixPath: t.Name, Measurements: a.tm.cols, Values: e.values, Timestamps: e.ts, Types: a.tm.types,
-			Size: int32(b.Len()), IsAligned: &yes, WriteToTable: &yes, ColumnCategories: a.tm.categories}
+			Size: int32(e.rowCount()), IsAligned: &yes, WriteToTable: &yes, ColumnCategories: a.tm.categories}
 		st, err := s.rpc.InsertTablet(ctx, req)
 		if err != nil {
 			return err
 		}
 		if err := checkStatus(st); err != nil {
-			return fmt.Errorf("insert tablet of %s into %s: %w", b.Device.Name, a.qualified(b.Device.Table), err)
+			return fmt.Errorf("insert tablet of %s into %s: %w", e.devices(), a.qualified(dev.Table), err)
 		}
 		return nil
 	})
@@ -190,10 +195,13 @@ func (a *Adapter) tableSQL(q *queries.Query) string {
 	case f == queries.LatestPoint || f.IsAggregate() && !f.IsGroupBy():
 		b.WriteString(" GROUP BY " + deviceColumn)
 	case f.IsGroupBy():
-		b.WriteString(" GROUP BY 1, 2")
 		if f.Desc() {
-			// Per device, newest window first, as for raw rows below.
-			b.WriteString(" ORDER BY 1, 2 DESC")
+			// Per device, newest window first, as for raw rows below; the
+			// tags (one value per device) are grouped by too, so that the
+			// order can follow the table's.
+			b.WriteString(" GROUP BY " + a.deviceOrder() + ", 2 ORDER BY " + a.deviceOrder() + ", 2 DESC")
+		} else {
+			b.WriteString(" GROUP BY 1, 2")
 		}
 	case q.Limit >= 0:
 		// The model limits (time, device) rows: order by both.

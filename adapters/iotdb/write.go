@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/apache/iotdb-client-go/v2/rpc"
 
@@ -17,7 +18,8 @@ import (
 type encoder struct {
 	values []byte
 	ts     []byte
-	order  []int // row order sorted by timestamp
+	bs     []*generator.Batch
+	orders [][]int // per batch, its rows sorted by timestamp
 	rows   [][]byte
 	times  []int64
 	paths  []string
@@ -36,56 +38,17 @@ func (a *Adapter) Write(ctx context.Context, b *generator.Batch) error {
 	e := a.encoder()
 	defer a.enc.Put(e)
 	e.sortRows(b)
-	if a.tm != nil {
-		return a.writeTable(ctx, e, b)
+	switch {
+	case a.tm != nil:
+		return a.writeTable(ctx, e)
+	case a.mode == ByRecords:
+		return a.writeRecords(ctx, e)
+	case a.mode == ByRecord:
+		return a.writeRecordByRecord(ctx, e)
 	}
 	path := a.paths[b.Device.Index]
 	aligned := a.aligned
-	switch a.mode {
-	case ByRecord:
-		return a.pool.do(ctx, func(ctx context.Context, s *session) error {
-			for _, i := range e.order {
-				e.values = appendRow(e.values[:0], b, i)
-				req := &rpc.TSInsertRecordReq{SessionId: s.id, PrefixPath: path, Measurements: a.names, Values: e.values, Timestamp: b.Timestamps[i], IsAligned: &aligned}
-				st, err := s.rpc.InsertRecord(ctx, req)
-				if err != nil {
-					return err
-				}
-				if err := checkStatus(st); err != nil {
-					return fmt.Errorf("insert record of %s: %w", b.Device.Name, err)
-				}
-			}
-			return nil
-		})
-	case ByRecords:
-		e.rows, e.times, e.paths, e.meas = e.rows[:0], e.times[:0], e.paths[:0], e.meas[:0]
-		e.values = e.values[:0]
-		for _, i := range e.order {
-			e.values = appendRow(e.values, b, i)
-			e.times = append(e.times, b.Timestamps[i])
-			e.paths = append(e.paths, path)
-			e.meas = append(e.meas, a.names)
-		}
-		// Slice the rows only now: appending may have moved e.values.
-		off := 0
-		for k := range e.order {
-			n := rowSize(b, e.order[k])
-			e.rows = append(e.rows, e.values[off:off+n:off+n])
-			off += n
-		}
-		return a.pool.do(ctx, func(ctx context.Context, s *session) error {
-			req := &rpc.TSInsertRecordsReq{SessionId: s.id, PrefixPaths: e.paths, MeasurementsList: e.meas, ValuesList: e.rows, Timestamps: e.times, IsAligned: &aligned}
-			st, err := s.rpc.InsertRecords(ctx, req)
-			if err != nil {
-				return err
-			}
-			if err := checkStatus(st); err != nil {
-				return fmt.Errorf("insert records of %s: %w", b.Device.Name, err)
-			}
-			return nil
-		})
-	}
-	e.encodeTablet(b)
+	e.encodeTablet()
 	return a.pool.do(ctx, func(ctx context.Context, s *session) error {
 		req := &rpc.TSInsertTabletReq{SessionId: s.id, PrefixPath: path, Measurements: a.names, Values: e.values, Timestamps: e.ts, Types: a.types, Size: int32(b.Len()), IsAligned: &aligned}
 		st, err := s.rpc.InsertTablet(ctx, req)
@@ -99,72 +62,178 @@ func (a *Adapter) Write(ctx context.Context, b *generator.Batch) error {
 	})
 }
 
-// sortRows orders the batch's rows by timestamp, as IoTDB's own sessions do
-// before sending (iot-benchmark relied on that too); in-order batches skip
-// the sort.
-func (e *encoder) sortRows(b *generator.Batch) {
-	n := b.Len()
-	e.order = e.order[:0]
-	sorted := true
-	for i := 0; i < n; i++ {
-		e.order = append(e.order, i)
-		if i > 0 && b.Timestamps[i] < b.Timestamps[i-1] {
-			sorted = false
+// WriteDevices sends the batches of several devices in one request
+// (DEVICE_NUM_PER_WRITE): one insertRecords in the tree model, whose rows
+// name their devices, or one table tablet (the devices share a table).
+func (a *Adapter) WriteDevices(ctx context.Context, bs []*generator.Batch) error {
+	e := a.encoder()
+	defer a.enc.Put(e)
+	e.sortRows(bs...)
+	if a.tm != nil {
+		return a.writeTable(ctx, e)
+	}
+	return a.writeRecords(ctx, e)
+}
+
+// writeRecordByRecord sends the batch's rows one insertRecord each.
+func (a *Adapter) writeRecordByRecord(ctx context.Context, e *encoder) error {
+	b := e.bs[0]
+	path := a.paths[b.Device.Index]
+	aligned := a.aligned
+	return a.pool.do(ctx, func(ctx context.Context, s *session) error {
+		for _, i := range e.orders[0] {
+			e.values = appendRow(e.values[:0], b, i)
+			req := &rpc.TSInsertRecordReq{SessionId: s.id, PrefixPath: path, Measurements: a.names, Values: e.values, Timestamp: b.Timestamps[i], IsAligned: &aligned}
+			st, err := s.rpc.InsertRecord(ctx, req)
+			if err != nil {
+				return err
+			}
+			if err := checkStatus(st); err != nil {
+				return fmt.Errorf("insert record of %s: %w", b.Device.Name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// writeRecords sends the rows of every batch in one insertRecords.
+func (a *Adapter) writeRecords(ctx context.Context, e *encoder) error {
+	e.values, e.rows, e.times, e.paths, e.meas = e.values[:0], e.rows[:0], e.times[:0], e.paths[:0], e.meas[:0]
+	for k, b := range e.bs {
+		path := a.paths[b.Device.Index]
+		for _, i := range e.orders[k] {
+			e.values = appendRow(e.values, b, i)
+			e.times = append(e.times, b.Timestamps[i])
+			e.paths = append(e.paths, path)
+			e.meas = append(e.meas, a.names)
 		}
 	}
-	if !sorted {
-		sort.Slice(e.order, func(x, y int) bool { return b.Timestamps[e.order[x]] < b.Timestamps[e.order[y]] })
+	// Slice the rows only now: appending may have moved e.values.
+	off := 0
+	for k, b := range e.bs {
+		for _, i := range e.orders[k] {
+			n := rowSize(b, i)
+			e.rows = append(e.rows, e.values[off:off+n:off+n])
+			off += n
+		}
+	}
+	aligned := a.aligned
+	return a.pool.do(ctx, func(ctx context.Context, s *session) error {
+		req := &rpc.TSInsertRecordsReq{SessionId: s.id, PrefixPaths: e.paths, MeasurementsList: e.meas, ValuesList: e.rows, Timestamps: e.times, IsAligned: &aligned}
+		st, err := s.rpc.InsertRecords(ctx, req)
+		if err != nil {
+			return err
+		}
+		if err := checkStatus(st); err != nil {
+			return fmt.Errorf("insert records of %s: %w", e.devices(), err)
+		}
+		return nil
+	})
+}
+
+// devices names the devices of the write, for errors.
+func (e *encoder) devices() string {
+	names := make([]string, len(e.bs))
+	for k, b := range e.bs {
+		names[k] = b.Device.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// rowCount is the rows of the write, all batches together.
+func (e *encoder) rowCount() int {
+	n := 0
+	for _, o := range e.orders {
+		n += len(o)
+	}
+	return n
+}
+
+// sortRows orders each batch's rows by timestamp, as IoTDB's own sessions
+// do before sending (iot-benchmark relied on that too); in-order batches
+// skip the sort.
+func (e *encoder) sortRows(bs ...*generator.Batch) {
+	e.bs = append(e.bs[:0], bs...)
+	for len(e.orders) < len(bs) {
+		e.orders = append(e.orders, nil)
+	}
+	e.orders = e.orders[:len(bs)]
+	for k, b := range bs {
+		n := b.Len()
+		order := e.orders[k][:0]
+		sorted := true
+		for i := 0; i < n; i++ {
+			order = append(order, i)
+			if i > 0 && b.Timestamps[i] < b.Timestamps[i-1] {
+				sorted = false
+			}
+		}
+		if !sorted {
+			sort.Slice(order, func(x, y int) bool { return b.Timestamps[order[x]] < b.Timestamps[order[y]] })
+		}
+		e.orders[k] = order
 	}
 }
 
 // encodeTablet writes IoTDB's tablet wire format: timestamps as big-endian
 // int64s, then each column as big-endian values (TEXT, STRING, BLOB: int32
-// length and bytes; DATE: int32 yyyyMMdd). No bitmaps: a generated batch has no nulls.
-func (e *encoder) encodeTablet(b *generator.Batch) {
+// length and bytes; DATE: int32 yyyyMMdd), each column holding the rows of
+// every batch of the write in turn. No bitmaps: a generated batch has no
+// nulls.
+func (e *encoder) encodeTablet() {
 	e.ts = e.ts[:0]
-	for _, i := range e.order {
-		e.ts = binary.BigEndian.AppendUint64(e.ts, uint64(b.Timestamps[i]))
+	for k, b := range e.bs {
+		for _, i := range e.orders[k] {
+			e.ts = binary.BigEndian.AppendUint64(e.ts, uint64(b.Timestamps[i]))
+		}
 	}
 	v := e.values[:0]
-	for j := range b.Columns {
-		c := &b.Columns[j]
-		switch c.Sensor.Type {
-		case generator.Boolean:
-			for _, i := range e.order {
-				if c.Bools[i] {
-					v = append(v, 1)
-				} else {
-					v = append(v, 0)
-				}
-			}
-		case generator.Int32:
-			for _, i := range e.order {
-				v = binary.BigEndian.AppendUint32(v, uint32(c.Int32s[i]))
-			}
-		case generator.Int64, generator.Timestamp:
-			for _, i := range e.order {
-				v = binary.BigEndian.AppendUint64(v, uint64(c.Int64s[i]))
-			}
-		case generator.Date:
-			for _, i := range e.order {
-				v = binary.BigEndian.AppendUint32(v, uint32(generator.Day(c.Int32s[i]).YMD()))
-			}
-		case generator.Float:
-			for _, i := range e.order {
-				v = binary.BigEndian.AppendUint32(v, math.Float32bits(c.Float32s[i]))
-			}
-		case generator.Double:
-			for _, i := range e.order {
-				v = binary.BigEndian.AppendUint64(v, math.Float64bits(c.Float64s[i]))
-			}
-		case generator.Text, generator.String, generator.Blob:
-			for _, i := range e.order {
-				v = binary.BigEndian.AppendUint32(v, uint32(len(c.Texts[i])))
-				v = append(v, c.Texts[i]...)
-			}
+	for j := range e.bs[0].Columns {
+		for k, b := range e.bs {
+			v = appendColumn(v, &b.Columns[j], e.orders[k])
 		}
 	}
 	e.values = v
+}
+
+// appendColumn appends the rows of one column, in order.
+func appendColumn(v []byte, c *generator.Column, order []int) []byte {
+	switch c.Sensor.Type {
+	case generator.Boolean:
+		for _, i := range order {
+			if c.Bools[i] {
+				v = append(v, 1)
+			} else {
+				v = append(v, 0)
+			}
+		}
+	case generator.Int32:
+		for _, i := range order {
+			v = binary.BigEndian.AppendUint32(v, uint32(c.Int32s[i]))
+		}
+	case generator.Int64, generator.Timestamp:
+		for _, i := range order {
+			v = binary.BigEndian.AppendUint64(v, uint64(c.Int64s[i]))
+		}
+	case generator.Date:
+		for _, i := range order {
+			v = binary.BigEndian.AppendUint32(v, uint32(generator.Day(c.Int32s[i]).YMD()))
+		}
+	case generator.Float:
+		for _, i := range order {
+			v = binary.BigEndian.AppendUint32(v, math.Float32bits(c.Float32s[i]))
+		}
+	case generator.Double:
+		for _, i := range order {
+			v = binary.BigEndian.AppendUint64(v, math.Float64bits(c.Float64s[i]))
+		}
+	case generator.Text, generator.String, generator.Blob:
+		for _, i := range order {
+			v = binary.BigEndian.AppendUint32(v, uint32(len(c.Texts[i])))
+			v = append(v, c.Texts[i]...)
+		}
+	}
+	return v
 }
 
 // rowSize is the length of row i in the record wire format.

@@ -29,7 +29,7 @@ func Driver() adapters.Driver {
 		Name:        "Null",
 		Aliases:     []string{"FakeDB"},
 		Description: "accepts every write, answers every query with nothing: measures tsbench itself, or with NULL_DELAY_MS is a target of known latency",
-		Can:         adapters.Capabilities{Flush: true},
+		Can:         adapters.Capabilities{Flush: true, MultiWrite: true},
 		Keys:        Keys(),
 		Check:       func(*config.Config) config.Errors { return nil },
 		Open: func(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
@@ -103,6 +103,13 @@ func (*Adapter) CreateSchema(ctx context.Context) error { return ctx.Err() }
 
 // Write discards the batch after the delay.
 func (a *Adapter) Write(ctx context.Context, _ *generator.Batch) error {
+	return a.wait(ctx, ingestion)
+}
+
+// WriteDevices discards the batches after one delay: the request of
+// DEVICE_NUM_PER_WRITE devices, so that the tool's own multi-device path
+// can be measured.
+func (a *Adapter) WriteDevices(ctx context.Context, _ []*generator.Batch) error {
 	return a.wait(ctx, ingestion)
 }
 

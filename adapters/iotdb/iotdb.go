@@ -128,6 +128,7 @@ type Adapter struct {
 	types   []int32  // IoTDB data type per sensor
 	enc     sync.Pool
 	tm      *tableModel // the table model's layout; nil in the tree model
+	route   *router     // leaders of devices; nil with one host
 }
 
 var (
@@ -177,6 +178,9 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 		pc.tls = t
 	}
 	a.pool = newPool(pc)
+	if len(addrs) > 1 {
+		a.route = newRouter()
+	}
 	if c.TableModel() {
 		a.openTables(pc)
 	}
@@ -213,6 +217,9 @@ func (a *Adapter) Close() error {
 
 func (a *Adapter) closeAll() {
 	a.pool.close()
+	if a.route != nil {
+		a.route.close()
+	}
 	if a.tm != nil {
 		a.closeTables()
 	}

@@ -61,8 +61,54 @@ func scriptEnv(t *testing.T, env []string, args ...string) {
 func runPlan(t *testing.T, sets ...string) *runner.Plan {
 	t.Helper()
 	host, port := server(t)
-	base := []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "INIT_WAIT_TIME=0"}
-	l, err := config.Load(config.Source{Sets: append(base, sets...), NoEnv: true, Catalog: adapters.Registry{Driver()}})
+	return planOf(t, append([]string{"HOST=" + host, "PORT=" + port}, sets...)...)
+}
+
+// openAfter opens the adapter on the data a run of p left, and drops the
+// data when the test ends.
+func openAfter(t *testing.T, p *runner.Plan) *Adapter {
+	t.Helper()
+	a, err := Driver().Open(context.Background(), adapters.Params{Config: p.Config, Schema: p.Schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		a.Cleanup(context.Background())
+		a.Close()
+	})
+	return a.(*Adapter)
+}
+
+// answersAreTheModels checks three queries of each family against the
+// model of the data a complete run of p wrote; it fails when they all
+// returned nothing.
+func answersAreTheModels(t *testing.T, a *Adapter, p *runner.Plan, fams ...queries.Family) {
+	t.Helper()
+	cl := p.Queries.Client(0)
+	cells := 0
+	for range 3 {
+		for _, fam := range fams {
+			q := cl.Next(fam)
+			got, err := a.Answer(context.Background(), &q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := queries.Expected(p.Generator, &q)
+			if d := queries.Diff(got, want); d != "" {
+				t.Fatalf("%s: %s", fam.ID(), d)
+			}
+			cells += len(want)
+		}
+	}
+	if cells == 0 {
+		t.Fatal("every query returned nothing: the comparison proves little")
+	}
+}
+
+// planOf is the plan of a run of IoTDB with the given keys.
+func planOf(t *testing.T, sets ...string) *runner.Plan {
+	t.Helper()
+	l, err := config.Load(config.Source{Sets: append([]string{"DB_SWITCH=IoTDB", "INIT_WAIT_TIME=0"}, sets...), NoEnv: true, Catalog: adapters.Registry{Driver()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,26 +391,7 @@ func TestIoTDB(t *testing.T) {
 			if s.OKOps != 6*8/2 || s.FailOps != 0 || s.OKPoints != 6*8*20*10 || res.VerifyFailed() {
 				t.Fatalf("INGESTION %d ok (want %d), %d failed %v, %d points; verify failed %v", s.OKOps, 6*8/2, s.FailOps, s.Errors, s.OKPoints, res.VerifyFailed())
 			}
-			a, err := drv.Open(context.Background(), adapters.Params{Config: p.Config, Schema: p.Schema})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Close()
-			defer a.Cleanup(context.Background())
-			cl := p.Queries.Client(0)
-			for range 3 {
-				for _, fam := range []queries.Family{queries.TimeRange, queries.LatestPoint} {
-					q := cl.Next(fam)
-					got, err := a.(adapters.Answerer).Answer(context.Background(), &q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want := queries.Expected(p.Generator, &q)
-					if d := queries.Diff(got, want); d != "" || len(want) == 0 {
-						t.Fatalf("%s: %s (%d cells)", fam.ID(), d, len(want))
-					}
-				}
-			}
+			answersAreTheModels(t, openAfter(t, p), p, queries.TimeRange, queries.LatestPoint)
 		})
 	}
 	t.Run("RestartKeepsData", func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/apache/iotdb-client-go/v2/client"
+	"github.com/apache/iotdb-client-go/v2/common"
 	"github.com/apache/iotdb-client-go/v2/rpc"
 
 	"github.com/tsbench/tsbench/config"
@@ -127,17 +128,11 @@ func (a *Adapter) writeTable(ctx context.Context, e *encoder) error {
 	dev := e.bs[0].Device
 	t := &a.schema.Tables[dev.Table]
 	yes := true
-	return a.tm.pools[t.Group].do(ctx, func(ctx context.Context, s *session) error {
+	what := func() string { return fmt.Sprintf("insert tablet of %s into %s", e.devices(), a.qualified(dev.Table)) }
+	return a.send(ctx, e.key(a.qualified(dev.Table)+"."+dev.Name), a.tm.pools[t.Group], what, func(ctx context.Context, s *session) (*common.TSStatus, error) {
 		req := &rpc.TSInsertTabletReq{SessionId: s.id, PrefixPath: t.Name, Measurements: a.tm.cols, Values: e.values, Timestamps: e.ts, Types: a.tm.types,
 			Size: int32(e.rowCount()), IsAligned: &yes, WriteToTable: &yes, ColumnCategories: a.tm.categories}
-		st, err := s.rpc.InsertTablet(ctx, req)
-		if err != nil {
-			return err
-		}
-		if err := checkStatus(st); err != nil {
-			return fmt.Errorf("insert tablet of %s into %s: %w", e.devices(), a.qualified(dev.Table), err)
-		}
-		return nil
+		return s.rpc.InsertTablet(ctx, req)
 	})
 }
 

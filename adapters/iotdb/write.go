@@ -3,11 +3,11 @@ package iotdb
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
 
+	"github.com/apache/iotdb-client-go/v2/common"
 	"github.com/apache/iotdb-client-go/v2/rpc"
 
 	"github.com/tsbench/tsbench/generator"
@@ -49,16 +49,9 @@ func (a *Adapter) Write(ctx context.Context, b *generator.Batch) error {
 	path := a.paths[b.Device.Index]
 	aligned := a.aligned
 	e.encodeTablet()
-	return a.pool.do(ctx, func(ctx context.Context, s *session) error {
+	return a.send(ctx, path, a.pool, func() string { return "insert tablet of " + b.Device.Name }, func(ctx context.Context, s *session) (*common.TSStatus, error) {
 		req := &rpc.TSInsertTabletReq{SessionId: s.id, PrefixPath: path, Measurements: a.names, Values: e.values, Timestamps: e.ts, Types: a.types, Size: int32(b.Len()), IsAligned: &aligned}
-		st, err := s.rpc.InsertTablet(ctx, req)
-		if err != nil {
-			return err
-		}
-		if err := checkStatus(st); err != nil {
-			return fmt.Errorf("insert tablet of %s: %w", b.Device.Name, err)
-		}
-		return nil
+		return s.rpc.InsertTablet(ctx, req)
 	})
 }
 
@@ -80,20 +73,17 @@ func (a *Adapter) writeRecordByRecord(ctx context.Context, e *encoder) error {
 	b := e.bs[0]
 	path := a.paths[b.Device.Index]
 	aligned := a.aligned
-	return a.pool.do(ctx, func(ctx context.Context, s *session) error {
-		for _, i := range e.orders[0] {
-			e.values = appendRow(e.values[:0], b, i)
+	for _, i := range e.orders[0] {
+		e.values = appendRow(e.values[:0], b, i)
+		err := a.send(ctx, path, a.pool, func() string { return "insert record of " + b.Device.Name }, func(ctx context.Context, s *session) (*common.TSStatus, error) {
 			req := &rpc.TSInsertRecordReq{SessionId: s.id, PrefixPath: path, Measurements: a.names, Values: e.values, Timestamp: b.Timestamps[i], IsAligned: &aligned}
-			st, err := s.rpc.InsertRecord(ctx, req)
-			if err != nil {
-				return err
-			}
-			if err := checkStatus(st); err != nil {
-				return fmt.Errorf("insert record of %s: %w", b.Device.Name, err)
-			}
+			return s.rpc.InsertRecord(ctx, req)
+		})
+		if err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // writeRecords sends the rows of every batch in one insertRecords.
@@ -118,17 +108,19 @@ func (a *Adapter) writeRecords(ctx context.Context, e *encoder) error {
 		}
 	}
 	aligned := a.aligned
-	return a.pool.do(ctx, func(ctx context.Context, s *session) error {
+	return a.send(ctx, e.key(a.paths[e.bs[0].Device.Index]), a.pool, func() string { return "insert records of " + e.devices() }, func(ctx context.Context, s *session) (*common.TSStatus, error) {
 		req := &rpc.TSInsertRecordsReq{SessionId: s.id, PrefixPaths: e.paths, MeasurementsList: e.meas, ValuesList: e.rows, Timestamps: e.times, IsAligned: &aligned}
-		st, err := s.rpc.InsertRecords(ctx, req)
-		if err != nil {
-			return err
-		}
-		if err := checkStatus(st); err != nil {
-			return fmt.Errorf("insert records of %s: %w", e.devices(), err)
-		}
-		return nil
+		return s.rpc.InsertRecords(ctx, req)
 	})
+}
+
+// key is the routing key of the write: the device's, for a write of one
+// device; none for several, whose leaders may differ.
+func (e *encoder) key(k string) string {
+	if len(e.bs) != 1 {
+		return ""
+	}
+	return k
 }
 
 // devices names the devices of the write, for errors.

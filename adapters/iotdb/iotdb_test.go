@@ -326,17 +326,20 @@ func TestIoTDB(t *testing.T) {
 			t.Fatalf("after cleanup %d points, %v", n, err)
 		}
 	})
-	t.Run("FlushAndClearCache", func(t *testing.T) {
-		f := setup(t, 50)
-		ctx := context.Background()
-		if err := f.a.Flush(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.a.ClearCache(ctx); err != nil {
-			t.Fatal(err)
-		}
-		f.checkCounts(t, 50)
-	})
+	for name, model := range map[string][]string{"tree": nil, "table": {"IOTDB_DIALECT_MODE=table", "IOTDB_TABLE_NUMBER=2"}} {
+		t.Run("FlushAndClearCache/"+name, func(t *testing.T) {
+			f := setup(t, 50, model...)
+			ctx := context.Background()
+			if err := f.a.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.a.ClearCache(ctx); err != nil {
+				t.Fatal(err)
+			}
+			f.checkCounts(t, 50)
+			f.compare(t, 50, 1)
+		})
+	}
 	t.Run("QueryRoundsWithClearCache", func(t *testing.T) {
 		// Cold and warm rounds without restart commands: flush, drop caches
 		// (not here: empty command), reconnect and CLEAR CACHE, then two

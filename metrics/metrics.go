@@ -362,13 +362,16 @@ type Throughput struct {
 	Windows                int
 }
 
-// WindowThroughput computes the per-window throughput of a phase that lasted
-// elapsed.
-func (s *Snapshot) WindowThroughput(elapsed time.Duration) Throughput {
+// Rates returns the points per second of each one-second window of a phase
+// that lasted elapsed, in order: the throughput over time. The last window
+// is scaled by its real length; a sliver of less than half a second is
+// folded into the window before it, since it says more about timing than
+// about the database.
+func (s *Snapshot) Rates(elapsed time.Duration) []float64 {
 	secs := elapsed.Seconds()
 	n := int(math.Ceil(secs))
 	if n == 0 || s.OKPoints == 0 {
-		return Throughput{}
+		return nil
 	}
 	pts := func(i int) float64 {
 		if i < len(s.PerSecond) {
@@ -383,13 +386,21 @@ func (s *Snapshot) WindowThroughput(elapsed time.Duration) Throughput {
 			length = secs - float64(n-1)
 		}
 		if i == n-1 && n > 1 && length < 0.5 {
-			// A sliver of a window says more about timing than about the
-			// database: fold it into the previous window.
 			rates = rates[:n-1]
 			rates[n-2] = (pts(n-2) + pts(i)) / (1 + length)
 			break
 		}
 		rates[i] = pts(i) / length
+	}
+	return rates
+}
+
+// WindowThroughput summarises the per-window throughput (Rates) of a phase
+// that lasted elapsed.
+func (s *Snapshot) WindowThroughput(elapsed time.Duration) Throughput {
+	rates := s.Rates(elapsed)
+	if len(rates) == 0 {
+		return Throughput{}
 	}
 	sorted := append([]float64(nil), rates...)
 	sort.Float64s(sorted)

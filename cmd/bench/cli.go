@@ -156,7 +156,7 @@ is saved); 4 bench compare --fail-above could not test some gated rows.`,
 		},
 	}
 	addRunFlags(run, &rf2)
-	root.AddCommand(run, newShow(stdout, stderr), newList(stdout, stderr), newCompare(stdout, stderr), newVerify(ctx, stdout, stderr), newVersion(stdout))
+	root.AddCommand(run, newShow(stdout, stderr), newReport(stdout, stderr), newList(stdout, stderr), newCompare(stdout, stderr), newVerify(ctx, stdout, stderr), newVersion(stdout))
 	return root
 }
 

@@ -12,12 +12,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tsbench/tsbench/charts"
+	"github.com/tsbench/tsbench/htmlreport"
 	"github.com/tsbench/tsbench/report"
 )
 
 func newCompare(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		results, format, layout, output string
+		pngDir                          string
 		failAbove, minEffect, minAbs    float64
 		alpha                           float64
 		force                           bool
@@ -55,8 +58,11 @@ found no regression but could not test some gated rows (--untested=ratio judges
 them by their ratio instead).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.CheckFormat(format); err != nil {
-				return usageError(err)
+			if err := report.CheckFormat(format); err != nil && format != "html" {
+				return usageError(fmt.Errorf("%w, html", err))
+			}
+			if pngDir != "" && format != "html" {
+				return usageError(fmt.Errorf("--png goes with --format html (the charts are the HTML page's), not --format %s", format))
 			}
 			if layout != "rally" && layout != "pr" {
 				return usageError(fmt.Errorf("--layout=%s is not a layout (valid: rally, pr)", layout))
@@ -124,11 +130,20 @@ them by their ratio instead).`,
 			}
 			cmp.Warnings = warnings
 			var buf bytes.Buffer
-			if format == "json" {
+			switch format {
+			case "json":
 				if err := report.WriteJSON(&buf, cmp.JSON()); err != nil {
 					return failedError(err)
 				}
-			} else {
+			case "html":
+				tables := cmp.RallyTables()
+				if layout == "pr" {
+					tables = cmp.PRTables()
+				}
+				if err := htmlreport.Comparison(&buf, toolVersion(), cmp, tables); err != nil {
+					return failedError(err)
+				}
+			default:
 				tables := cmp.RallyTables()
 				if layout == "pr" {
 					tables = cmp.PRTables()
@@ -137,12 +152,11 @@ them by their ratio instead).`,
 					return failedError(err)
 				}
 			}
-			if output != "" {
-				if err := report.WriteFileAtomic(output, buf.Bytes()); err != nil {
-					return failedError(fmt.Errorf("write --output %s: %w", output, err))
-				}
-			} else {
-				stdout.Write(buf.Bytes())
+			if err := writeHTML(stdout, stderr, output, buf.Bytes()); err != nil {
+				return err
+			}
+			if err := writePNGs(stderr, pngDir, charts.ForComparison(cmp).Charts); err != nil {
+				return err
 			}
 			for _, w := range warnings {
 				fmt.Fprintln(stderr, w)
@@ -171,9 +185,10 @@ them by their ratio instead).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&results, "results", resultsDir(), resultsHelp)
-	f.StringVar(&format, "format", "text", "output format: text, markdown, csv or json")
+	f.StringVar(&format, "format", "text", "output format: text, markdown, csv, json or html (one self-contained page with charts)")
 	f.StringVar(&layout, "layout", "rally", "rally or pr")
-	f.StringVar(&output, "output", "", "write to this file (atomically) instead of stdout")
+	f.StringVarP(&output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	f.StringVar(&pngDir, "png", "", "with --format html: also write every chart as a PNG file into this folder")
 	f.Float64Var(&failAbove, "fail-above", 0, "gate: exit 1 when a gated row is significantly worse by more than this percentage (off unless given)")
 	f.Float64Var(&minEffect, "min-effect", 5, "percent: significant changes smaller than this are reported as ~")
 	f.Float64Var(&minAbs, "min-abs", report.DefaultMinAbsMS, "latency noise floor in ms: a change of the median smaller than this is ~ (0 judges every change)")

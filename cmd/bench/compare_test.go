@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tsbench/tsbench/htmlreport"
 )
 
 // runs makes labelled runs of a small weekly-suite workload on SQLite.
@@ -50,6 +52,55 @@ func TestWeeklyRoutineOnSQLite(t *testing.T) {
 	o := bench(t, "compare", "master-a2b704d", "pr2689-7064536", "--results", dir, "--layout", "pr", "--format", "markdown", "--output", out)
 	if b, err := os.ReadFile(out); err != nil || string(b) != c.stdout || o.stdout != "" {
 		t.Fatalf("--output: %v, stdout %q", err, o.stdout)
+	}
+	// The same comparison as one HTML page with its charts, and as PNGs.
+	page, pngs := filepath.Join(dir, "compare.html"), filepath.Join(dir, "png")
+	h := bench(t, "compare", "master-a2b704d", "pr2689-7064536", "--results", dir, "--layout", "pr", "--format", "html", "-o", page, "--png", pngs)
+	if h.code != 0 || h.stdout != "" || !strings.Contains(h.stderr, "wrote "+page) {
+		t.Fatalf("compare --format html: exit %d, stdout %q, stderr %s", h.code, h.stdout, h.stderr)
+	}
+	htmlPage(t, page, ">Q23</td>", "Q74: latency by percentile", "ratio of medians", "Median latency per query class and round")
+	for _, name := range []string{"ratio-throughput.png", "latency-q23.png", "latency-ingestion.png", "cold-warm.png"} {
+		if b, err := os.ReadFile(filepath.Join(pngs, name)); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+			t.Errorf("--png: %s is not a PNG (%v)", name, err)
+		}
+	}
+	// bench report: the runs of a label, one colour each.
+	rp := filepath.Join(dir, "report.html")
+	if r := bench(t, "report", "master-a2b704d", "--results", dir, "-o", rp); r.code != 0 {
+		t.Fatalf("report: exit %d: %s", r.code, r.stderr)
+	}
+	htmlPage(t, rp, "Result Matrix (query, round 1)", "INGESTION: latency by percentile")
+	// --png belongs to the HTML format; an unknown run is bad input.
+	for _, args := range [][]string{
+		{"compare", "master-a2b704d", "pr2689-7064536", "--results", dir, "--png", pngs},
+		{"report", "no-such-run", "--results", dir},
+		{"compare", "master-a2b704d", "pr2689-7064536", "--results", dir, "--format", "pdf"},
+	} {
+		if r := bench(t, args...); r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("bench %v: exit %d, want 2 with one line:\n%s", args, r.code, r.stderr)
+		}
+	}
+}
+
+// htmlPage checks a page the binary wrote: self-contained, with its charts
+// and the texts given.
+func htmlPage(t *testing.T, path string, want ...string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref := htmlreport.External(b); ref != "" {
+		t.Errorf("%s refers outside itself: %q", path, ref)
+	}
+	if n := strings.Count(string(b), "<svg"); n < 5 {
+		t.Errorf("%s has %d charts", path, n)
+	}
+	for _, w := range want {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("%s lacks %q", path, w)
+		}
 	}
 }
 

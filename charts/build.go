@@ -1,0 +1,483 @@
+package charts
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/report"
+)
+
+// side is what one colour stands for: a run of a report, or a side of a
+// comparison with its repeated runs.
+type side struct {
+	label string
+	runs  []*report.Record
+}
+
+// Set is the charts of a report or comparison, and notes on what was left
+// out and why.
+type Set struct {
+	Charts []Chart  `json:"charts"`
+	Notes  []string `json:"notes,omitempty"`
+}
+
+// minWindows is the fewest one-second windows an operation needs in one
+// phase for a throughput-over-time chart: a query class that ran for a
+// fraction of a second has a throughput, not a history.
+const minWindows = 3
+
+// ForRuns returns the charts of a report of runs, each run in a colour of
+// its own.
+func ForRuns(runs []*report.Record) Set {
+	var sides []side
+	for _, r := range runs {
+		l := r.ID
+		if r.Label != "" {
+			l = r.Label + " (" + r.ID + ")"
+		}
+		sides = append(sides, side{label: l, runs: []*report.Record{r}})
+	}
+	return unique(common(sides))
+}
+
+// ForComparison returns the charts of a comparison: its ratio charts, then
+// the charts of a report with one colour per side.
+func ForComparison(cmp *report.Comparison) Set {
+	var sides []side
+	for _, s := range append([]report.Side{cmp.Baseline}, cmp.Contenders...) {
+		sides = append(sides, side{label: s.Label, runs: s.Runs})
+	}
+	set := Set{Charts: ratioCharts(cmp)}
+	if c, ok := serverChart(cmp); ok {
+		set.Charts = append(set.Charts, c)
+	}
+	rest := common(sides)
+	set.Charts = append(set.Charts, rest.Charts...)
+	set.Notes = rest.Notes
+	return unique(set)
+}
+
+// unique numbers charts whose names would be the same file (operations
+// that differ only in case or punctuation).
+func unique(set Set) Set {
+	seen := map[string]int{}
+	for i := range set.Charts {
+		n := set.Charts[i].Name
+		seen[n]++
+		if k := seen[n]; k > 1 {
+			set.Charts[i].Name = fmt.Sprintf("%s-%d", n, k)
+		}
+	}
+	return set
+}
+
+func common(sides []side) Set {
+	var set Set
+	ops := operations(sides)
+	var short []string
+	for _, op := range ops {
+		if c, ok := throughputChart(sides, op); ok {
+			set.Charts = append(set.Charts, c)
+		} else {
+			short = append(short, op)
+		}
+	}
+	if len(short) > 0 {
+		set.Notes = append(set.Notes, fmt.Sprintf("No throughput-over-time chart for %s: no phase of theirs lasted %d one-second windows (their throughput is in the tables).", strings.Join(short, ", "), minWindows))
+	}
+	for _, op := range ops {
+		if c, ok := spectrumChart(sides, op); ok {
+			set.Charts = append(set.Charts, c)
+		}
+	}
+	if c, ok := coldWarmChart(sides); ok {
+		set.Charts = append(set.Charts, c)
+	}
+	return set
+}
+
+// operations lists every operation of the sides' runs, in first-seen order.
+func operations(sides []side) []string {
+	var ops []string
+	seen := map[string]bool{}
+	for _, s := range sides {
+		for _, r := range s.runs {
+			for _, p := range r.Phases {
+				for _, o := range p.Operations {
+					if !seen[o.Operation] {
+						seen[o.Operation] = true
+						ops = append(ops, o.Operation)
+					}
+				}
+			}
+		}
+	}
+	return ops
+}
+
+// group names a phase group as the tables do: "ingest", "query round 1".
+func group(p *report.Phase) string {
+	if p.Round > 0 {
+		return fmt.Sprintf("%s round %d", p.Name, p.Round)
+	}
+	return p.Name
+}
+
+func find(p *report.Phase, op string) *metrics.Snapshot {
+	for _, o := range p.Operations {
+		if o.Operation == op {
+			return o
+		}
+	}
+	return nil
+}
+
+// throughputChart draws an operation's points per second, window by
+// window, on the time axis of each run (seconds since its first phase
+// began); a phase's windows are one segment, so a pause between phases is a
+// gap and a stall within one is a drop to zero. Boundaries between phase
+// groups of the first run are marked.
+func throughputChart(sides []side, op string) (Chart, bool) {
+	c := Chart{
+		Name:  "throughput-" + Slug(op),
+		Title: op + ": throughput per one-second window",
+		Kind:  Lines,
+		X:     Axis{Label: "time since the run began (s)"},
+		Y:     Axis{Label: "throughput (points/s)"},
+		Caption: "Each point is one second's successful points (the last window of a phase scaled to its length). " +
+			"Gaps are time between phases; dotted lines mark where a phase or round began in the first run. The runs of a side share its colour.",
+	}
+	long := false
+	for si, s := range sides {
+		for ri, r := range s.runs {
+			if len(r.Phases) == 0 {
+				continue
+			}
+			ser := Series{Name: s.label, Colour: si, Run: ri + 1}
+			t0 := r.Phases[0].StartedAt
+			for i := range r.Phases {
+				p := &r.Phases[i]
+				o := find(p, op)
+				if o == nil {
+					continue
+				}
+				off := p.StartedAt.Sub(t0).Seconds()
+				var seg []Point
+				rates := o.Rates(p.Elapsed())
+				long = long || len(rates) >= minWindows
+				for w, rate := range rates {
+					x := off + float64(w) + 0.5
+					if end := off + p.Seconds; x > end {
+						x = end
+					}
+					seg = append(seg, Point{X: round3(x), Y: round3(rate)})
+				}
+				if len(seg) > 0 {
+					ser.Segments = append(ser.Segments, seg)
+				}
+			}
+			if len(ser.Segments) > 0 {
+				c.Series = append(c.Series, ser)
+			}
+		}
+	}
+	if len(sides) > 0 && len(sides[0].runs) > 0 {
+		r := sides[0].runs[0]
+		prev := ""
+		for i := range r.Phases {
+			p := &r.Phases[i]
+			if g := group(p); g != prev {
+				c.Marks = append(c.Marks, Mark{X: round3(p.StartedAt.Sub(r.Phases[0].StartedAt).Seconds()), Label: g})
+				prev = g
+			}
+		}
+	}
+	return c, long
+}
+
+// spectrumSteps are the positions of the percentile axis: x is
+// -log10(1-q), so 0 is P0, 1 P90, 2 P99, 3 P99.9 and 4 P99.99.
+const (
+	spectrumTop  = 4.0
+	spectrumStep = 0.05
+)
+
+// merged is the snapshot of an operation over a side's runs in one phase
+// group: histograms merged exactly, not percentiles averaged.
+func merged(s side, g, op string) *metrics.Snapshot {
+	var parts [][]*metrics.Snapshot
+	for _, r := range s.runs {
+		for i := range r.Phases {
+			p := &r.Phases[i]
+			if group(p) != g {
+				continue
+			}
+			if o := find(p, op); o != nil {
+				parts = append(parts, []*metrics.Snapshot{o})
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return metrics.Merge(parts...)[0]
+}
+
+// groupsOf lists the phase groups an operation ran in, in first-seen order.
+func groupsOf(sides []side, op string) []string {
+	var gs []string
+	seen := map[string]bool{}
+	for _, s := range sides {
+		for _, r := range s.runs {
+			for i := range r.Phases {
+				if find(&r.Phases[i], op) == nil {
+					continue
+				}
+				if g := group(&r.Phases[i]); !seen[g] {
+					seen[g] = true
+					gs = append(gs, g)
+				}
+			}
+		}
+	}
+	return gs
+}
+
+// spectrumChart draws the latency percentile spectrum of an operation, one
+// line per side and phase group (a round is a dash), from the merged
+// histograms of the side's runs.
+func spectrumChart(sides []side, op string) (Chart, bool) {
+	c := Chart{
+		Name:  "latency-" + Slug(op),
+		Title: op + ": latency by percentile",
+		Kind:  Lines,
+		X: Axis{Label: "percentile (log scale of 1/(1 - p))", Ticks: []Tick{
+			{0, "0%"}, {1, "90%"}, {2, "99%"}, {3, "99.9%"}, {4, "99.99%"}}},
+		Y: Axis{Label: "latency (ms), log scale", Log: true},
+		Caption: "HdrHistogram's percentile spectrum of successful operations; the runs of a side are merged exactly. " +
+			"A percentile beyond 1 - 1/n of n operations is the maximum.",
+	}
+	for di, g := range groupsOf(sides, op) {
+		for si, s := range sides {
+			m := merged(s, g, op)
+			if m == nil || m.OKOps == 0 {
+				continue
+			}
+			var seg []Point
+			for i := 0; ; i++ {
+				x := float64(i) * spectrumStep
+				if x > spectrumTop+1e-9 {
+					break
+				}
+				q := 100 * (1 - math.Pow(10, -x))
+				seg = append(seg, Point{X: round3(x), Y: m.Percentile(q)})
+			}
+			c.Series = append(c.Series, Series{Name: fmt.Sprintf("%s, %s (n=%d)", s.label, g, m.OKOps), Colour: si, Dash: di, Segments: [][]Point{flat(seg)}})
+		}
+	}
+	return c, len(c.Series) > 0
+}
+
+// flat drops the inner points of runs of equal y: the line is the same,
+// and a spectrum of few operations is mostly such steps.
+func flat(seg []Point) []Point {
+	out := seg[:0:0]
+	for i, p := range seg {
+		if i > 0 && i < len(seg)-1 && seg[i-1].Y == p.Y && seg[i+1].Y == p.Y {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// coldWarmChart draws each query class's median latency in every round,
+// the first (cold) dark, later (warm) rounds light, one slot per side and
+// round; none when no run has two rounds.
+func coldWarmChart(sides []side) (Chart, bool) {
+	rounds := map[int]bool{}
+	var classes []string
+	seen := map[string]bool{}
+	for _, s := range sides {
+		for _, r := range s.runs {
+			for _, p := range r.Phases {
+				if p.Round == 0 {
+					continue
+				}
+				rounds[p.Round] = true
+				for _, o := range p.Operations {
+					if !seen[o.Operation] {
+						seen[o.Operation] = true
+						classes = append(classes, o.Operation)
+					}
+				}
+			}
+		}
+	}
+	if len(rounds) < 2 {
+		return Chart{}, false
+	}
+	var rs []int
+	for r := 1; len(rs) < len(rounds); r++ {
+		if rounds[r] {
+			rs = append(rs, r)
+		}
+	}
+	c := Chart{
+		Name:       "cold-warm",
+		Title:      "Median latency per query class and round (round 1 cold, later rounds warm)",
+		Kind:       Bars,
+		X:          Axis{Label: "query class"},
+		Y:          Axis{Label: "median latency (ms), log scale", Log: true},
+		Categories: classes,
+		Caption:    "Dark bars are round 1, after the restart and dropped caches; light bars are the warm rounds that follow.",
+	}
+	slot := 0
+	for si, s := range sides {
+		for _, rnd := range rs {
+			ser := Series{Name: fmt.Sprintf("%s, round %d", s.label, rnd), Colour: si, Light: rnd > rs[0], Slot: slot}
+			has := false
+			for _, cl := range classes {
+				m := merged(s, fmt.Sprintf("query round %d", rnd), cl)
+				if m == nil || m.OKOps == 0 {
+					ser.Values = append(ser.Values, math.NaN())
+					continue
+				}
+				ser.Values = append(ser.Values, m.Percentile(50))
+				has = true
+			}
+			slot++
+			if has {
+				c.Series = append(c.Series, ser)
+			}
+		}
+	}
+	return c, len(c.Series) > 0
+}
+
+// verdictOf names a change's verdict as the charts colour it.
+func verdictOf(ch report.Change) string {
+	switch ch.Verdict {
+	case "better":
+		return VerdictBetter
+	case "worse":
+		return VerdictWorse
+	case "~":
+		return VerdictNoChange
+	}
+	return VerdictNotJudged
+}
+
+// ratioCharts draws, for each metric and contender, one bar per operation
+// and round: the contender's median over the baseline's, from 1.0, coloured
+// by the comparison's verdict and labelled with the run counts. "ok
+// operations" is left out: it is a count, not a performance.
+func ratioCharts(cmp *report.Comparison) []Chart {
+	var out []Chart
+	for ci, con := range cmp.Contenders {
+		for _, m := range report.CompareMetrics {
+			if m.Name == "ok operations" {
+				continue
+			}
+			var rows []report.Row
+			for _, r := range cmp.Rows {
+				if r.Key.Metric == m.Name {
+					rows = append(rows, r)
+				}
+			}
+			name := "ratio-" + Slug(m.Name)
+			if len(cmp.Contenders) > 1 {
+				name += fmt.Sprintf("-%d", ci+1)
+			}
+			dir := "higher is better"
+			if m.Direction == report.LowerIsBetter {
+				dir = "lower is better"
+			}
+			c, ok := ratioChart(name, fmt.Sprintf("%s: %s / %s (%s)", m.Name, con.Label, cmp.Baseline.Label, dir), rows, ci)
+			if ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+func ratioChart(name, title string, rows []report.Row, ci int) (Chart, bool) {
+	c := Chart{
+		Name:      name,
+		Title:     title,
+		Kind:      HBars,
+		X:         Axis{Label: "ratio of medians, contender / baseline (log scale)", Log: true},
+		Y:         Axis{Label: "operation, phase"},
+		Reference: 1,
+	}
+	by := map[string]int{}
+	left := 0
+	for _, r := range rows {
+		ch := r.Contender[ci]
+		if !(ch.Ratio > 0) || math.IsInf(ch.Ratio, 0) {
+			left++
+			continue
+		}
+		v := verdictOf(ch)
+		i, ok := by[v]
+		if !ok {
+			i = len(c.Series)
+			by[v] = i
+			c.Series = append(c.Series, Series{Name: v, Verdict: v})
+		}
+		c.Categories = append(c.Categories, r.Key.Op+", "+r.Key.Phase)
+		for j := range c.Series {
+			val, lab := math.NaN(), ""
+			if j == i {
+				val = round3(ch.Ratio)
+				lab = fmt.Sprintf("%.3g× %d/%d", ch.Ratio, len(r.Baseline.Values), len(ch.Values))
+			}
+			// Earlier categories of a series that appears later are filled below.
+			c.Series[j].Values = append(c.Series[j].Values, val)
+			c.Series[j].Labels = append(c.Series[j].Labels, lab)
+		}
+	}
+	n := len(c.Categories)
+	for j := range c.Series {
+		for len(c.Series[j].Values) < n {
+			c.Series[j].Values = append([]float64{math.NaN()}, c.Series[j].Values...)
+			c.Series[j].Labels = append([]string{""}, c.Series[j].Labels...)
+		}
+	}
+	c.Caption = "Bars start at 1.0 (no change) and are coloured by compare's verdict; each label gives the ratio and the runs behind it (baseline/contender)."
+	if left > 0 {
+		c.Caption += fmt.Sprintf(" %d rows without a positive finite ratio (a zero or a missing side) are in the tables only.", left)
+	}
+	return c, n > 0
+}
+
+// serverChart draws the server's own metrics of the first contender
+// against the baseline: reported, never judged.
+func serverChart(cmp *report.Comparison) (Chart, bool) {
+	if len(cmp.Contenders) == 0 || len(cmp.ServerRows) == 0 {
+		return Chart{}, false
+	}
+	var rows []report.Row
+	for _, r := range cmp.ServerRows {
+		r.Contender = []report.Change{r.Contender[0]}
+		r.Contender[0].Verdict = ""
+		r.Key.Op = strings.TrimSpace(r.Key.Metric + " (" + r.Metric.Unit + ")")
+		r.Key.Phase = "whole run"
+		rows = append(rows, r)
+	}
+	c, ok := ratioChart("server-metrics", fmt.Sprintf("The server's own metrics: %s / %s", cmp.Contenders[0].Label, cmp.Baseline.Label), rows, 0)
+	c.Y.Label = "metric"
+	return c, ok
+}
+
+// round3 keeps chart data to the precision a picture shows, so that golden
+// files do not churn on the last bits of a float.
+func round3(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	return math.Round(x*1000) / 1000
+}

@@ -428,7 +428,11 @@ func ratioChart(name, title string, rows []report.Row, ci int) (Chart, bool) {
 			by[v] = i
 			c.Series = append(c.Series, Series{Name: v, Verdict: v})
 		}
-		c.Categories = append(c.Categories, r.Key.Op+", "+r.Key.Phase)
+		cat := r.Key.Op
+		if r.Key.Phase != "" {
+			cat += ", " + r.Key.Phase
+		}
+		c.Categories = append(c.Categories, cat)
 		for j := range c.Series {
 			val, lab := math.NaN(), ""
 			if j == i {
@@ -464,12 +468,15 @@ func serverChart(cmp *report.Comparison) (Chart, bool) {
 	for _, r := range cmp.ServerRows {
 		r.Contender = []report.Change{r.Contender[0]}
 		r.Contender[0].Verdict = ""
-		r.Key.Op = strings.TrimSpace(r.Key.Metric + " (" + r.Metric.Unit + ")")
-		r.Key.Phase = "whole run"
+		r.Key.Op = r.Key.Metric
+		if r.Metric.Unit != "" {
+			r.Key.Op += " (" + r.Metric.Unit + ")"
+		}
+		r.Key.Phase = ""
 		rows = append(rows, r)
 	}
 	c, ok := ratioChart("server-metrics", fmt.Sprintf("The server's own metrics: %s / %s", cmp.Contenders[0].Label, cmp.Baseline.Label), rows, 0)
-	c.Y.Label = "metric"
+	c.Y.Label = "metric, over the whole run"
 	return c, ok
 }
 

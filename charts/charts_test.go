@@ -326,3 +326,50 @@ func TestSlugAndFlat(t *testing.T) {
 type plotTick = plot.Tick
 
 func ticksOf(tk plot.Ticker, lo, hi float64) []plot.Tick { return tk.Ticks(lo, hi) }
+
+// Elasticsearch records carry the node's own metrics: a comparison draws
+// them as ratio bars that are never judged. The records are real runs of
+// scripts/es-compare (Elasticsearch 6.8.6 and 8.9.2, one run each).
+func TestServerMetricsChart(t *testing.T) {
+	var sides []report.Side
+	for _, l := range []string{"elasticsearch-6.8.6", "elasticsearch-8.9.2"} {
+		recs, _, err := report.Store{Dir: "testdata/es"}.Find(l)
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("%s: %v", l, err)
+		}
+		sides = append(sides, report.Side{Label: l, Runs: recs})
+	}
+	cmp := report.Compare(sides[0], sides[1:], report.CompareOptions{Alpha: report.DefaultAlpha, MinEffect: 5})
+	c, ok := byName(ForComparison(cmp))["server-metrics"]
+	if !ok || len(cmp.ServerRows) == 0 {
+		t.Fatalf("no server-metrics chart for %d server rows", len(cmp.ServerRows))
+	}
+	bars := 0
+	for _, r := range cmp.ServerRows {
+		name := r.Key.Metric
+		if r.Metric.Unit != "" {
+			name += " (" + r.Metric.Unit + ")"
+		}
+		i := slices.Index(c.Categories, name)
+		ratio := r.Contender[0].Ratio
+		if !(ratio > 0) || math.IsInf(ratio, 0) {
+			if i >= 0 {
+				t.Errorf("%s has a bar without a finite ratio", name)
+			}
+			continue
+		}
+		if i < 0 {
+			t.Errorf("no bar for server metric %q in %q", name, c.Categories)
+			continue
+		}
+		bars++
+		for _, s := range c.Series {
+			if v := s.Values[i]; !math.IsNaN(v) && (s.Verdict != VerdictNotJudged || math.Abs(v-ratio) > 0.0005) {
+				t.Errorf("%s: bar %g %q, ratio %g", name, v, s.Verdict, ratio)
+			}
+		}
+	}
+	if bars == 0 || bars != len(c.Categories) {
+		t.Errorf("%d bars, %d categories", bars, len(c.Categories))
+	}
+}

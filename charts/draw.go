@@ -33,6 +33,13 @@ func (c *Chart) Size() (w, h vg.Length) {
 	switch c.Kind {
 	case HBars:
 		h = vg.Inch + vg.Length(len(c.Categories))*0.24*vg.Inch
+		// Long row names take their room from the bars: widen the chart
+		// by what they need beyond a typical operation's name.
+		longest := 0
+		for _, cat := range c.Categories {
+			longest = max(longest, len(cat))
+		}
+		w += max(0, vg.Length(longest)*vg.Points(5.5)-vg.Points(190))
 	case Bars:
 		slots := 0
 		for _, s := range c.Series {
@@ -201,6 +208,9 @@ func (c *Chart) lines(p *plot.Plot, leg *plot.Legend) error {
 	if !c.Y.Log {
 		p.Y.Min = 0 // throughput starts at zero, so a stall is seen as one
 		p.Y.Tick.Marker = siTicks{}
+	}
+	if len(c.X.Ticks) == 0 && !c.X.Log {
+		p.X.Tick.Marker = siTicks{} // "25", not gonum/plot's "25.00"
 	}
 	return nil
 }

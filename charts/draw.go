@@ -427,7 +427,7 @@ type ratioTicks struct{}
 func (ratioTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ts []plot.Tick
 	vs := []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100}
-	if hi/lo < 6 {
+	if hi/lo < 10 { // the padded axis of ratios within about 0.6x..1.7x
 		vs = []float64{0.5, 0.67, 0.8, 1, 1.25, 1.5, 2}
 	}
 	for _, v := range vs {

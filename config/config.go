@@ -54,23 +54,26 @@ type Config struct {
 	Token    string   // TOKEN (never printed)
 
 	// Run control.
-	DeleteData        bool    // IS_DELETE_DATA
-	InitWaitMS        int64   // INIT_WAIT_TIME
-	CreateSchema      bool    // CREATE_SCHEMA
-	Loop              int64   // LOOP
-	TestMaxTimeMS     int64   // TEST_MAX_TIME
-	BenchmarkCluster  bool    // BENCHMARK_CLUSTER
-	BenchmarkIndex    int     // BENCHMARK_INDEX
-	LogPrintInterval  int     // LOG_PRINT_INTERVAL (seconds)
-	WriteTimeoutMS    int64   // WRITE_OPERATION_TIMEOUT_MS
-	ReadTimeoutMS     int64   // READ_OPERATION_TIMEOUT_MS
-	SchemaClients     int     // SCHEMA_CLIENT_NUMBER
-	DataClients       int     // DATA_CLIENT_NUMBER
-	ClientBind        bool    // IS_CLIENT_BIND
-	OpMinIntervalMS   int64   // OP_MIN_INTERVAL (-1 resolved to POINT_STEP)
-	OpMinIntervalRand bool    // OP_MIN_INTERVAL_RANDOM
-	TargetThroughput  float64 // TARGET_THROUGHPUT (operations/s of all clients; 0 = off)
-	BatchIntervalMS   int64   // INTERVAL_BETWEEN_WRITE_BATCH
+	DeleteData       bool  // IS_DELETE_DATA
+	InitWaitMS       int64 // INIT_WAIT_TIME
+	CreateSchema     bool  // CREATE_SCHEMA
+	Loop             int64 // LOOP
+	TestMaxTimeMS    int64 // TEST_MAX_TIME
+	BenchmarkCluster bool  // BENCHMARK_CLUSTER
+	BenchmarkIndex   int   // BENCHMARK_INDEX
+	// BenchmarkInstances is BENCHMARK_INSTANCES: instances 0..n-1 of a
+	// distributed run, each on its own device range.
+	BenchmarkInstances int
+	LogPrintInterval   int     // LOG_PRINT_INTERVAL (seconds)
+	WriteTimeoutMS     int64   // WRITE_OPERATION_TIMEOUT_MS
+	ReadTimeoutMS      int64   // READ_OPERATION_TIMEOUT_MS
+	SchemaClients      int     // SCHEMA_CLIENT_NUMBER
+	DataClients        int     // DATA_CLIENT_NUMBER
+	ClientBind         bool    // IS_CLIENT_BIND
+	OpMinIntervalMS    int64   // OP_MIN_INTERVAL (-1 resolved to POINT_STEP)
+	OpMinIntervalRand  bool    // OP_MIN_INTERVAL_RANDOM
+	TargetThroughput   float64 // TARGET_THROUGHPUT (operations/s of all clients; 0 = off)
+	BatchIntervalMS    int64   // INTERVAL_BETWEEN_WRITE_BATCH
 
 	// Data model.
 	Devices           int        // DEVICE_NUMBER
@@ -193,6 +196,10 @@ func (c *Config) HasQueries() bool {
 	}
 	return false
 }
+
+// Distributed says the run is one instance of several (BENCHMARK_CLUSTER
+// with BENCHMARK_INSTANCES > 1).
+func (c *Config) Distributed() bool { return c.BenchmarkCluster && c.BenchmarkInstances > 1 }
 
 // FirstDeviceIndex is the id of this instance's first device
 // (BENCHMARK_CLUSTER with BENCHMARK_INDEX: instance i takes ids i*D..i*D+D-1).

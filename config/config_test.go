@@ -174,6 +174,10 @@ func TestValidationRules(t *testing.T) {
 		{"DEVICE_NUM_PER_WRITE=2\nIS_CLIENT_BIND=false", "DEVICE_NUM_PER_WRITE=2: needs IS_CLIENT_BIND=true: a request writes devices of one client (valid: 1, or IS_CLIENT_BIND=true)"},
 		{"LINE_RATIO=0\nSIN_RATIO=0\nSQUARE_RATIO=0\nRANDOM_RATIO=0\nCONSTANT_RATIO=0", "LINE_RATIO=0: and SIN_RATIO, SQUARE_RATIO, RANDOM_RATIO, CONSTANT_RATIO are all 0, so no sensor has a value function (valid: at least one ratio above 0)"},
 		{"BENCHMARK_INDEX=2", "BENCHMARK_INDEX=2: has no effect without BENCHMARK_CLUSTER=true (valid: 0, or set BENCHMARK_CLUSTER=true)"},
+		{"BENCHMARK_INSTANCES=3", "BENCHMARK_INSTANCES=3: has no effect without BENCHMARK_CLUSTER=true (valid: 1, or set BENCHMARK_CLUSTER=true)"},
+		{"BENCHMARK_CLUSTER=true\nBENCHMARK_INSTANCES=3\nBENCHMARK_INDEX=3", "BENCHMARK_INDEX=3: is not an instance of BENCHMARK_INSTANCES=3 (valid: 0..2)"},
+		{"BENCHMARK_CLUSTER=true\nBENCHMARK_INSTANCES=0", "BENCHMARK_INSTANCES=0: out of range (valid: ≥ 1)"},
+		{"BENCHMARK_CLUSTER=true\nBENCHMARK_INDEX=4", ""}, // iot-benchmark's meaning, without an instance count
 		{"IS_OUT_OF_ORDER=true\nLAMBDA=50\nMAX_K=10", "MAX_K=10: is below LAMBDA=50, so most delays would be cut off (valid: ≥ 50)"},
 		{"OVERFLOW_MODE=2", "OVERFLOW_MODE=2: unknown out-of-order mode in this old key"},
 		{"BENCHMARK_WORK_MODE=generateDataMode", "BENCHMARK_WORK_MODE=generateDataMode: is not supported by tsbench (valid: testWithDefaultPath)"},
@@ -203,6 +207,35 @@ func TestSetOverridesFileAndEnvOverridesFile(t *testing.T) {
 	}
 	_, err = Load(Source{Sets: []string{"LOOP"}, NoEnv: true})
 	wantErr(t, err, "--set=LOOP: is not KEY=VALUE (valid: --set BATCH_SIZE_PER_WRITE=100)")
+}
+
+// A Kubernetes Indexed Job's pod index is BENCHMARK_INDEX, over the file's
+// value (one ConfigMap for every pod), under TSBENCH_BENCHMARK_INDEX and --set.
+func TestJobCompletionIndex(t *testing.T) {
+	t.Setenv(JobIndexEnv, "2")
+	file := []byte("BENCHMARK_CLUSTER=true\nBENCHMARK_INSTANCES=3\nBENCHMARK_INDEX=0")
+	l, err := Load(Source{Data: file})
+	if err != nil || l.Config.BenchmarkIndex != 2 || l.Config.FirstDeviceIndex() != 2*l.Config.Devices || !l.Config.Distributed() {
+		t.Fatalf("index %v, %v", l, err)
+	}
+	if len(l.Notes) == 0 || !strings.Contains(l.Notes[0], "BENCHMARK_INDEX=2 from JOB_COMPLETION_INDEX") {
+		t.Errorf("notes %q do not say where the index came from", l.Notes)
+	}
+	if l, err := Load(Source{Data: file, Sets: []string{"benchmark_index=1"}}); err != nil || l.Config.BenchmarkIndex != 1 {
+		t.Errorf("--set BENCHMARK_INDEX=1 should win: %v", err)
+	}
+	t.Setenv("TSBENCH_BENCHMARK_INDEX", "0")
+	if l, err := Load(Source{Data: file}); err != nil || l.Config.BenchmarkIndex != 0 {
+		t.Errorf("TSBENCH_BENCHMARK_INDEX=0 should win: %v", err)
+	}
+	t.Setenv("TSBENCH_BENCHMARK_INDEX", "")
+	os.Unsetenv("TSBENCH_BENCHMARK_INDEX")
+	t.Setenv(JobIndexEnv, "5")
+	_, err = Load(Source{Data: file})
+	wantErr(t, err, "BENCHMARK_INDEX=5: is not an instance of BENCHMARK_INSTANCES=3 (valid: 0..2)")
+	if l, err := Load(Source{Data: file, NoEnv: true}); err != nil || l.Config.BenchmarkIndex != 0 {
+		t.Errorf("NoEnv must ignore %s: %v", JobIndexEnv, err)
+	}
 }
 
 func TestSecretsMasked(t *testing.T) {

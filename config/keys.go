@@ -425,7 +425,8 @@ func SharedKeys() []Key {
 		boolKey("CREATE_SCHEMA", GroupOther, "true", "Create the schema before writing (only when the run writes).", func(c *Config) *bool { return &c.CreateSchema }),
 		longKey("TEST_MAX_TIME", GroupOther, "0", 0, math.MaxInt64/1000000, "0 (unlimited) or ms", "Wall-clock limit of each measured phase; clients stop after their current operation. The record notes a phase it ended early, and VERIFY is then skipped (the workload was not all written, by choice).", func(c *Config) *int64 { return &c.TestMaxTimeMS }),
 		boolKey("BENCHMARK_CLUSTER", GroupOther, "false", "Several tsbench instances share one database; see BENCHMARK_INDEX.", func(c *Config) *bool { return &c.BenchmarkCluster }),
-		intKey("BENCHMARK_INDEX", GroupOther, "0", 0, 1<<20, "≥ 0", "With BENCHMARK_CLUSTER, instance i writes device ids i×D .. i×D+D-1.", func(c *Config) *int { return &c.BenchmarkIndex }),
+		intKey("BENCHMARK_INDEX", GroupOther, "0", 0, 1<<20, "0 .. BENCHMARK_INSTANCES-1", "With BENCHMARK_CLUSTER, instance i writes device ids i×D .. i×D+D-1 and queries them. A Kubernetes Indexed Job's JOB_COMPLETION_INDEX sets it (over the file's value).", func(c *Config) *int { return &c.BenchmarkIndex }),
+		intKey("BENCHMARK_INSTANCES", GroupOther, "1", 1, 1<<20, "≥ 1", "With BENCHMARK_CLUSTER, how many instances run the workload together, each on its own devices: the run record carries it, so that `bench merge` knows when it has every instance and `bench verify` counts every instance's devices.", func(c *Config) *int { return &c.BenchmarkInstances }),
 		intKey("LOG_PRINT_INTERVAL", GroupOther, "5", 1, 3600, "1..3600 s", "Seconds between progress lines when output is not a terminal.", func(c *Config) *int { return &c.LogPrintInterval }),
 
 		stringKey("RESULTS_DIR", GroupTSBench, "results", "Folder of run records (`<id>.json`).", func(c *Config) *string { return &c.ResultsDir }),

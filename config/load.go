@@ -48,6 +48,7 @@ func Load(src Source) (*Loaded, error) {
 	l, err := fromRaw(raw, src.Catalog)
 	if l != nil {
 		l.Warnings = append(raw.warnings, l.Warnings...)
+		l.Notes = append(raw.notes, l.Notes...)
 	}
 	return l, err
 }
@@ -64,7 +65,14 @@ type rawConfig struct {
 	values   map[string]string
 	origin   map[string]int
 	warnings []string // about the file itself (keys given twice)
+	notes    []string // values taken from outside the file and TSBENCH_*
 }
+
+// JobIndexEnv is the environment variable of a Kubernetes Indexed Job's pod
+// index: where no TSBENCH_BENCHMARK_INDEX or --set says otherwise, it is
+// BENCHMARK_INDEX, over the file's value (a shared ConfigMap cannot hold
+// a different index per pod).
+const JobIndexEnv = "JOB_COMPLETION_INDEX"
 
 // utf8BOM is what some Windows editors put at the start of a text file;
 // left there, it becomes part of the first key's name.
@@ -127,6 +135,11 @@ func readRaw(src Source) (*rawConfig, error) {
 				rc.origin[name] = fromEnv
 			}
 		}
+		if val, ok := os.LookupEnv(JobIndexEnv); ok && rc.origin["BENCHMARK_INDEX"] != fromEnv && !setsKey(src.Sets, "BENCHMARK_INDEX") {
+			raw["BENCHMARK_INDEX"] = strings.TrimSpace(val)
+			rc.origin["BENCHMARK_INDEX"] = fromEnv
+			rc.notes = append(rc.notes, fmt.Sprintf("BENCHMARK_INDEX=%s from %s (this pod's index in an Indexed Job)", strings.TrimSpace(val), JobIndexEnv))
+		}
 	}
 	for _, s := range src.Sets {
 		key, val, ok := strings.Cut(s, "=")
@@ -138,6 +151,16 @@ func readRaw(src Source) (*rawConfig, error) {
 		rc.origin[key] = fromSet
 	}
 	return rc, nil
+}
+
+// setsKey reports whether --set values give key.
+func setsKey(sets []string, key string) bool {
+	for _, s := range sets {
+		if k, _, _ := strings.Cut(s, "="); strings.EqualFold(strings.TrimSpace(k), key) {
+			return true
+		}
+	}
+	return false
 }
 
 // duplicateKeys finds keys a .properties text sets more than once, which

@@ -99,6 +99,12 @@ func Validate(c *Config) Errors {
 	if c.BenchmarkIndex > 0 && !c.BenchmarkCluster {
 		add("BENCHMARK_INDEX", itoa(c.BenchmarkIndex), "has no effect without BENCHMARK_CLUSTER=true", "0, or set BENCHMARK_CLUSTER=true")
 	}
+	if c.BenchmarkInstances > 1 && !c.BenchmarkCluster {
+		add("BENCHMARK_INSTANCES", itoa(c.BenchmarkInstances), "has no effect without BENCHMARK_CLUSTER=true", "1, or set BENCHMARK_CLUSTER=true")
+	}
+	if c.BenchmarkCluster && c.BenchmarkIndex >= c.BenchmarkInstances && c.BenchmarkInstances > 1 {
+		add("BENCHMARK_INDEX", itoa(c.BenchmarkIndex), fmt.Sprintf("is not an instance of BENCHMARK_INSTANCES=%d", c.BenchmarkInstances), fmt.Sprintf("0..%d", c.BenchmarkInstances-1))
+	}
 	if c.OutOfOrder && c.OutOfOrderMode == OutOfOrderPoisson && c.Lambda < 500 && float64(c.MaxK) < c.Lambda {
 		add("MAX_K", itoa(c.MaxK), fmt.Sprintf("is below LAMBDA=%g, so most delays would be cut off", c.Lambda), fmt.Sprintf("≥ %g", c.Lambda))
 	}

@@ -258,6 +258,26 @@ func (m *Snapshot) add(s *Snapshot) {
 	}
 }
 
+// Delayed returns a copy whose one-second windows begin k windows later:
+// a snapshot of a phase that started k seconds after another's, aligned
+// with it before they merge.
+func (s *Snapshot) Delayed(k int) *Snapshot {
+	c := *s
+	if k > 0 && len(s.PerSecond) > 0 {
+		c.PerSecond = append(make([]int64, k), s.PerSecond...)
+	}
+	return &c
+}
+
+// Count is how many latencies the histogram holds: OKOps for a snapshot
+// recorded or merged correctly.
+func (s *Snapshot) Count() int64 {
+	if h := s.histogram(); h != nil {
+		return h.TotalCount()
+	}
+	return 0
+}
+
 // decoded returns *cached, decoding it from its saved form on first use;
 // nil when there is none.
 func decoded(cached **hdrhistogram.Histogram, saved string) *hdrhistogram.Histogram {

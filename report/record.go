@@ -54,6 +54,20 @@ type Record struct {
 	// adapter reports them (Elasticsearch's node statistics).
 	ServerMetrics      []ServerMetric `json:"server_metrics,omitempty"`
 	ServerMetricsError string         `json:"server_metrics_error,omitempty"`
+	// Instance says which part of a distributed run this record is
+	// (BENCHMARK_CLUSTER), or which instances a merged record was made of.
+	Instance *Instance `json:"instance,omitempty"`
+}
+
+// Instance places a record in a distributed run: instance Index of Count
+// (BENCHMARK_INDEX of BENCHMARK_INSTANCES), or, in a record made by bench
+// merge, the runs it merged, in instance order.
+type Instance struct {
+	Index  int      `json:"index"`
+	Count  int      `json:"count"`
+	Merged []string `json:"merged,omitempty"`
+	// Missing are the instances a merge with --force went without.
+	Missing []int `json:"missing,omitempty"`
 }
 
 // ServerMetric is one node-level figure, named as Rally names it.

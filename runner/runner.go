@@ -26,6 +26,11 @@ type Options struct {
 	Progress io.Writer
 	// Terminal draws a live bar on Progress instead of periodic lines.
 	Terminal bool
+	// StartAt, when set, is when the first measured phase begins: the
+	// instances of a distributed run prepare (cleanup, schema) in their own
+	// time and then start together. An instance that is ready only after
+	// it stops rather than measure a run that is not simultaneous.
+	StartAt time.Time
 }
 
 // Step is a lifecycle step's outcome.
@@ -129,9 +134,15 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 		lc: lifecycle{c: c, a: a, drv: drv, log: opts.Log, res: res}}
 	mr, _ := a.(adapters.MetricsReporter)
 	var before []adapters.ServerMetric
-	measuring := false
+	measuring, started := false, false
 	for _, st := range p.Steps {
 		measured := st.Kind != StepCleanup && st.Kind != StepSchema && st.Kind != StepVerify
+		if measured && !started {
+			started = true
+			if !opts.StartAt.IsZero() && !w.waitForStart(ctx) {
+				break
+			}
+		}
 		if mr != nil && measured && !measuring {
 			measuring = true
 			before, res.ServerMetricsErr = w.serverMetrics(ctx, mr)
@@ -175,6 +186,18 @@ func (w *walker) finishServerMetrics(ctx context.Context, mr adapters.MetricsRep
 		}
 	}
 	w.res.ServerMetrics = after
+}
+
+// waitForStart waits until Options.StartAt; false when the run must stop,
+// because it is too late or was interrupted.
+func (w *walker) waitForStart(ctx context.Context) bool {
+	at := w.opts.StartAt
+	return w.step(ctx, "wait for the start time "+at.UTC().Format(time.RFC3339Nano), "", func(ctx context.Context) error {
+		if late := time.Since(at); late > 0 {
+			return fmt.Errorf("this instance was ready %s after the start time %s that all instances were to begin their measured phase at: its phase would not overlap theirs (give a later --start-at, or start the instances sooner)", late.Round(time.Millisecond), at.UTC().Format(time.RFC3339))
+		}
+		return pace.Until(ctx, at)
+	})
 }
 
 // walker carries what Run's steps share.

@@ -385,3 +385,30 @@ func TestInterruptedStepIsNotFailed(t *testing.T) {
 		t.Fatalf("stopped: %q", got)
 	}
 }
+
+// With a start time the measured phase begins at it, after the setup; an
+// instance ready only after it stops instead of measuring a run that does
+// not overlap the others'. A distributed instance does not clean up.
+func TestStartAt(t *testing.T) {
+	p := plan(t, "DB_SWITCH=Null", "LOOP=3")
+	drv := null.Driver()
+	at := time.Now().Add(300 * time.Millisecond)
+	res, err := Run(context.Background(), p, &drv, Options{StartAt: at})
+	if err != nil || res.Stopped != nil {
+		t.Fatal(err, res.Stopped)
+	}
+	if got := res.Phases[0].Started; got.Before(at) || got.Sub(at) > 2*time.Second {
+		t.Errorf("the phase began %s after the start time", got.Sub(at))
+	}
+	res, err = Run(context.Background(), p, &drv, Options{StartAt: time.Now().Add(-time.Second)})
+	if err != nil || res.Stopped == nil || len(res.Phases) != 0 || !strings.Contains(res.Stopped.Error(), "after the start time") {
+		t.Fatalf("a late instance: stopped %v, %d phases", res.Stopped, len(res.Phases))
+	}
+	d := plan(t, "DB_SWITCH=Null", "BENCHMARK_CLUSTER=true", "BENCHMARK_INSTANCES=3", "BENCHMARK_INDEX=2")
+	if d.Steps[0].Kind != StepCleanup || !strings.Contains(d.Steps[0].Skip, "bench clean") {
+		t.Errorf("a distributed instance's cleanup: %+v", d.Steps[0])
+	}
+	if id := d.Schema.Devices[0].ID; id != 16 {
+		t.Errorf("instance 2 of 8 devices begins at device %d, want 16", id)
+	}
+}

@@ -70,8 +70,13 @@ func (p *Plan) planSteps() []PlanStep {
 	var steps []PlanStep
 	add := func(s PlanStep) { steps = append(steps, s) }
 	cleanup := PlanStep{Kind: StepCleanup}
-	if !c.DeleteData {
+	switch {
+	case !c.DeleteData:
 		cleanup.Skip = "IS_DELETE_DATA=false"
+	case c.Distributed():
+		// Cleanup removes the benchmark's data, every instance's: one
+		// instance would delete what the others just created.
+		cleanup.Skip = fmt.Sprintf("one of %d instances (BENCHMARK_INSTANCES): instances would delete each other's data; clean once before them with bench clean", c.BenchmarkInstances)
 	}
 	add(cleanup)
 	schema := PlanStep{Kind: StepSchema}

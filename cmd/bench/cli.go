@@ -105,6 +105,8 @@ type runFlags struct {
 	dryRun bool
 	// cpuProfile is where --cpuprofile writes the tool's own CPU profile.
 	cpuProfile string
+	// startAt is --start-at: when the measured phase begins.
+	startAt string
 }
 
 func newRoot(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
@@ -156,7 +158,7 @@ is saved); 4 bench compare --fail-above could not test some gated rows.`,
 		},
 	}
 	addRunFlags(run, &rf2)
-	root.AddCommand(run, newShow(stdout, stderr), newReport(stdout, stderr), newList(stdout, stderr), newCompare(stdout, stderr), newVerify(ctx, stdout, stderr), newVersion(stdout))
+	root.AddCommand(run, newShow(stdout, stderr), newReport(stdout, stderr), newList(stdout, stderr), newCompare(stdout, stderr), newVerify(ctx, stdout, stderr), newMerge(stdout, stderr), newClean(ctx, stdout, stderr), newVersion(stdout))
 	return root
 }
 
@@ -169,6 +171,7 @@ func addRunFlags(cmd *cobra.Command, rf *runFlags) {
 	f.BoolVar(&rf.dryRun, "dry-run", false, "print the configuration and the plan, run nothing")
 	f.IntVar(&rf.repeat, "repeat", 1, "run N times, each saved as its own record under the same label (for compare's statistics)")
 	f.StringVar(&rf.cpuProfile, "cpuprofile", "", "write tsbench's own CPU profile over the whole run to FILE (go tool pprof FILE), to see what the tool spends")
+	f.StringVar(&rf.startAt, "start-at", startAtFlag(), "begin the measured phase at this time (RFC 3339 or Unix seconds; TSBENCH_START_AT sets it): the instances of a distributed run start together; an instance ready after it fails")
 }
 
 // loadConfig reads a configuration and prints what the loader had to say.
@@ -214,6 +217,9 @@ func printNotes(l *config.Loaded, w io.Writer) {
 func runBenchmark(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if rf.repeat < 1 {
 		return usageError(fmt.Errorf("--repeat=%d must be at least 1", rf.repeat))
+	}
+	if rf.repeat > 1 && rf.startAt != "" {
+		return usageError(fmt.Errorf("--start-at=%s with --repeat=%d: the repeats cannot all start at one time (valid: one of them)", rf.startAt, rf.repeat))
 	}
 	if rf.cpuProfile != "" {
 		f, err := os.Create(rf.cpuProfile)
@@ -261,6 +267,10 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	startAt, err := parseStartAt(rf.startAt, time.Now())
+	if err != nil {
+		return usageError(err)
+	}
 	// Text and markdown go to stdout with the tables; with csv or json the
 	// tables must stay machine-readable, so the human lines go to stderr.
 	human := stdout
@@ -280,7 +290,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		plan.Describe(human)
 		return nil
 	}
-	opts := runner.Options{Log: stderr, Progress: stderr, Terminal: isTerminal(stderr)}
+	opts := runner.Options{Log: stderr, Progress: stderr, Terminal: isTerminal(stderr), StartAt: startAt}
 	res, runErr := runner.Run(ctx, plan, drv, opts)
 	rec := buildRecord(l, plan, drv, res, rf.label, runErr)
 	path, saveErr := report.Store{Dir: c.ResultsDir}.Save(rec)
@@ -336,6 +346,7 @@ func buildRecord(l *config.Loaded, plan *runner.Plan, drv *adapters.Driver, res 
 		Config:        vals,
 		Notes:         append(append([]string(nil), l.Notes...), res.Notes...),
 		Warnings:      l.Warnings,
+		Instance:      instanceOf(c),
 	}
 	if rec.FinishedAt.IsZero() {
 		rec.FinishedAt = time.Now().UTC()

@@ -81,8 +81,16 @@ func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			}
 			defer a.Close()
 			cnt := a.(adapters.Counter) // Validate checked the capability
-			v := verifyRecord(runner.Verify(ctx, plan, cnt))
-			fmt.Fprintf(stdout, "tsbench %s: verifying %s%s against a complete run of %s\n", toolVersion(), drv.Name, where(drv, c), cfgPath)
+			counts, err := verifyAll(ctx, c, plan, cnt)
+			if err != nil {
+				return err
+			}
+			v := verifyRecord(counts)
+			what := "a complete run"
+			if c.Distributed() {
+				what = fmt.Sprintf("complete runs of all %d instances", c.BenchmarkInstances)
+			}
+			fmt.Fprintf(stdout, "tsbench %s: verifying %s%s against %s of %s\n", toolVersion(), drv.Name, where(drv, c), what, cfgPath)
 			if err := report.WriteTables(stdout, "text", report.RunTables(&report.Record{Verify: v})); err != nil {
 				return failedError(err)
 			}

@@ -45,8 +45,15 @@ type result struct {
 
 func bench(t *testing.T, args ...string) result {
 	t.Helper()
+	return benchEnv(t, nil, args...)
+}
+
+// benchEnv runs the binary with variables added to the environment.
+func benchEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()

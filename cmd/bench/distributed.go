@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/report"
+	"github.com/tsbench/tsbench/runner"
+)
+
+// startAtEnv gives --start-at its value where flags are awkward to vary
+// (a Kubernetes manifest sets it for every pod).
+const startAtEnv = "TSBENCH_START_AT"
+
+// parseStartAt reads --start-at: an RFC 3339 time or Unix seconds. A time
+// already past is refused before anything runs: an instance that starts
+// after the others began would measure a different run.
+func parseStartAt(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		secs, perr := strconv.ParseFloat(s, 64)
+		if perr != nil {
+			return time.Time{}, fmt.Errorf("--start-at=%s is not a time (valid: RFC 3339 such as 2026-12-01T10:00:00Z, or Unix seconds)", s)
+		}
+		t = time.Unix(0, int64(secs*1e9))
+	}
+	if late := now.Sub(t); late > 0 {
+		return time.Time{}, fmt.Errorf("--start-at=%s was %s ago: this instance started after the time all instances were to begin (valid: a time in the future; start the instances sooner or give a later time)", s, late.Round(time.Second))
+	}
+	return t, nil
+}
+
+// instanceOf is what a run's record says of its place in a distributed run.
+func instanceOf(c *config.Config) *report.Instance {
+	if !c.BenchmarkCluster {
+		return nil
+	}
+	return &report.Instance{Index: c.BenchmarkIndex, Count: c.BenchmarkInstances}
+}
+
+func newMerge(stdout, stderr io.Writer) *cobra.Command {
+	var results, label, format string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "merge RUN... [--label L]",
+		Short: "Merge the records of a distributed run's instances into one record",
+		Long: `Merge the records of the instances of one distributed run (BENCHMARK_CLUSTER=true,
+BENCHMARK_INSTANCES=n, each with its BENCHMARK_INDEX) into one record, saved in
+the results folder like any run: show, compare and report read it.
+
+Counts and points are summed, latency histograms merged exactly (the merged
+percentiles are those of every operation, not averages of percentiles),
+per-second throughput windows aligned on wall-clock time (to the second) and
+summed. Each argument is a run id, id prefix, label or record file; a label
+the instances share (bench run --label) gives them all.
+
+Refused: runs that are not instances, instances of different workloads,
+tsbench builds or databases, the same instance twice, and missing instances
+(--force merges what there is; the record is then incomplete and names them).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := report.CheckFormat(format); err != nil {
+				return usageError(err)
+			}
+			store := report.Store{Dir: results}
+			var recs []*report.Record
+			seen := map[string]bool{}
+			for i, ref := range args {
+				found, damaged, err := store.Find(ref)
+				if i == 0 {
+					warnDamaged(stderr, damaged)
+				}
+				if err != nil {
+					return usageError(err)
+				}
+				for _, r := range found {
+					if !seen[r.ID] {
+						seen[r.ID] = true
+						recs = append(recs, r)
+					}
+				}
+			}
+			m, err := report.Merge(recs, report.MergeOptions{Label: label, Force: force})
+			if err != nil {
+				return usageError(err)
+			}
+			path, err := store.Save(m)
+			if err != nil {
+				return failedError(err)
+			}
+			if err := report.WriteRun(stdout, format, m); err != nil {
+				return failedError(err)
+			}
+			fmt.Fprintf(stderr, "merged %d instances into run %s (label %s): %s\n", len(m.Instance.Merged), m.ID, m.Label, path)
+			if m.Status != report.StatusComplete {
+				return failedError(fmt.Errorf("the merged run is %s: %s", m.Status, m.Error))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&results, "results", resultsDir(), resultsHelp)
+	f.StringVar(&label, "label", "", "label of the merged record (default: the instances' label with -merged)")
+	f.StringVar(&format, "format", "text", "output format of the merged run's tables: text, markdown, csv or json")
+	f.BoolVar(&force, "force", false, "merge although instances are missing (the record is marked incomplete)")
+	return cmd
+}
+
+func newClean(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	var cfgPath string
+	var sets []string
+	cmd := &cobra.Command{
+		Use:   "clean -c FILE",
+		Short: "Remove the benchmark's data from the database (what IS_DELETE_DATA does before a run)",
+		Long: `Remove the data a config's runs write, as a run does first with IS_DELETE_DATA=true.
+The instances of a distributed run (BENCHMARK_INSTANCES > 1) do not clean up, since
+each would delete the others' data: run bench clean once before starting them.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cfgPath == "" {
+				return usageError(errors.New("give a config file with -c, e.g. bench clean -c config.properties"))
+			}
+			l, err := loadConfig(cfgPath, sets, stderr)
+			if err != nil {
+				return err
+			}
+			drv, plan, err := prepare(l.Config)
+			if err != nil {
+				return err
+			}
+			printNotes(l, stderr)
+			c := l.Config
+			octx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
+			defer cancel()
+			a, err := drv.Open(octx, adapters.Params{Config: c, Schema: plan.Schema})
+			if err != nil {
+				return failedError(fmt.Errorf("%w %s: %w", runner.ErrConnect, drv.Name, err))
+			}
+			defer a.Close()
+			if err := a.Cleanup(octx); err != nil {
+				return failedError(fmt.Errorf("clean %s%s: %w", drv.Name, where(drv, c), err))
+			}
+			fmt.Fprintf(stdout, "cleaned %s%s\n", drv.Name, where(drv, c))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "config.properties file whose data to remove")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
+	return cmd
+}
+
+// verifyAll counts every device of a distributed run, instance by instance
+// (each its own device range), with one connection.
+func verifyAll(ctx context.Context, c *config.Config, plan *runner.Plan, cnt adapters.Counter) ([]runner.DeviceCount, error) {
+	if !c.Distributed() {
+		return runner.Verify(ctx, plan, cnt), nil
+	}
+	var out []runner.DeviceCount
+	for i := 0; i < c.BenchmarkInstances; i++ {
+		ci := *c
+		ci.BenchmarkIndex = i
+		p, err := runner.NewPlan(&ci)
+		if err != nil {
+			return nil, usageError(fmt.Errorf("instance %d: %w", i, err))
+		}
+		out = append(out, runner.Verify(ctx, p, cnt)...)
+	}
+	return out, nil
+}
+
+// startAtFlag is --start-at's default: TSBENCH_START_AT.
+func startAtFlag() string { return strings.TrimSpace(os.Getenv(startAtEnv)) }

@@ -131,14 +131,18 @@ func (c *Chart) plot() (*plot.Plot, *plot.Legend, error) {
 		grid.Vertical.Color = nil
 	}
 	p.Add(grid)
+	// A log axis is drawn as a linear axis of log10 values with ticks at
+	// the values' places: gonum/plot's LogScale centres an axis label on
+	// the arithmetic middle of the range, which on a log axis sits near
+	// the top and pushes the plot down.
 	if c.X.Log {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
+		p.X.Tick.Marker = logged{logTicks{}}
 	}
 	if c.Y.Log {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+		p.Y.Tick.Marker = logged{logTicks{}}
 	}
 	if c.Reference == 1 && c.X.Log {
-		p.X.Tick.Marker = ratioTicks{}
+		p.X.Tick.Marker = logged{ratioTicks{}}
 	}
 	if len(c.X.Ticks) > 0 {
 		var ts plot.ConstantTicks
@@ -177,7 +181,7 @@ func (c *Chart) lines(p *plot.Plot, leg *plot.Legend) error {
 			if c.Y.Log {
 				// A zero has no place on a log axis; the histogram's floor is 1 µs.
 				for i := range xys {
-					xys[i].Y = max(xys[i].Y, 0.001)
+					xys[i].Y = math.Log10(max(xys[i].Y, 0.001))
 				}
 			}
 			l, err := plotter.NewLine(xys)
@@ -235,25 +239,34 @@ func (c *Chart) bars(p *plot.Plot, leg *plot.Legend, horizontal bool) error {
 		lo, hi = min(lo, base), max(hi, base)
 	}
 	logAxis := c.Y.Log || c.X.Log
+	tr := func(v float64) float64 { return v }
 	if logAxis {
-		// Room around the bars on a log axis: a tenth of a decade each side.
-		lo, hi = lo/1.3, hi*1.3
+		// Drawn in log10 space (see plot); room around the bars: a ninth
+		// of a decade each side.
+		tr = math.Log10
+		lo, hi = math.Log10(lo)-0.114, math.Log10(hi)+0.114
+		if base > 0 {
+			base = math.Log10(base)
+		} else {
+			base = lo
+		}
 	} else {
 		lo = min(lo, 0)
 	}
-	if base == 0 && logAxis {
-		base = lo
-	}
 	var labels plotter.XYLabels
 	for _, s := range c.Series {
-		b := &barSet{values: s.Values, base: base, slot: s.Slot, width: width, slots: slots, horizontal: horizontal, colour: s.RGB()}
+		vals := make([]float64, len(s.Values))
+		for i, v := range s.Values {
+			vals[i] = tr(v)
+		}
+		b := &barSet{values: vals, base: base, slot: s.Slot, width: width, slots: slots, horizontal: horizontal, colour: s.RGB()}
 		p.Add(b)
 		leg.Add(s.Name, b)
 		for i, l := range s.Labels {
-			if l == "" || math.IsNaN(s.Values[i]) {
+			if l == "" || math.IsNaN(vals[i]) {
 				continue
 			}
-			v := max(s.Values[i], base)
+			v := max(vals[i], base)
 			if horizontal {
 				labels.XYs = append(labels.XYs, plotter.XY{X: v, Y: float64(n - 1 - i)})
 			} else {
@@ -283,8 +296,8 @@ func (c *Chart) bars(p *plot.Plot, leg *plot.Legend, horizontal bool) error {
 			names[i], names[j] = names[j], names[i]
 		}
 		p.NominalY(names...)
-		p.X.Min, p.X.Max = lo, hi*math.Pow(hi/lo, 0.45) // room for the labels
-		if base > 0 {
+		p.X.Min, p.X.Max = lo, hi+0.45*(hi-lo) // room for the labels
+		if c.Reference > 0 {
 			p.Add(&vline{x: base, style: draw.LineStyle{Color: color.Black, Width: vg.Points(1)}})
 		}
 	} else {
@@ -297,7 +310,7 @@ func (c *Chart) bars(p *plot.Plot, leg *plot.Legend, horizontal bool) error {
 }
 
 // barSet draws one series of bars from base to each value: gonum/plot's
-// BarChart starts bars at zero, which a log axis cannot show.
+// BarChart starts bars at zero, and a log axis has no zero.
 type barSet struct {
 	values      []float64
 	base        float64
@@ -415,6 +428,18 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			}
 			ts = append(ts, t)
 		}
+	}
+	return ts
+}
+
+// logged places a value axis' ticks on an axis of log10 values.
+type logged struct{ values plot.Ticker }
+
+// Ticks implements plot.Ticker.
+func (l logged) Ticks(lo, hi float64) []plot.Tick {
+	ts := l.values.Ticks(math.Pow(10, lo), math.Pow(10, hi))
+	for i := range ts {
+		ts[i].Value = math.Log10(ts[i].Value)
 	}
 	return ts
 }

@@ -59,7 +59,7 @@ them by their ratio instead).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := report.CheckFormat(format); err != nil && format != "html" {
-				return usageError(fmt.Errorf("%w, html", err))
+				return usageError(fmt.Errorf("--format=%s is not a format bench compare writes (valid: %s, html)", format, strings.Join(report.Formats, ", ")))
 			}
 			if pngDir != "" && format != "html" {
 				return usageError(fmt.Errorf("--png goes with --format html (the charts are the HTML page's), not --format %s", format))

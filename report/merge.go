@@ -71,7 +71,7 @@ func Merge(recs []*Record, opt MergeOptions) (*Record, error) {
 		}
 	}
 	if len(missing) > 0 && !opt.Force {
-		return nil, fmt.Errorf("instances %s of %d are missing, so the merge would not be the run (--force merges what there is and marks it incomplete)", ints(missing), n)
+		return nil, fmt.Errorf("%s missing, so the merge would not be the run (--force merges what there is and marks it incomplete)", missingText(missing, n))
 	}
 	phases, err := mergePhases(ordered)
 	if err != nil {
@@ -158,7 +158,7 @@ func Merge(recs []*Record, opt MergeOptions) (*Record, error) {
 	m.Notes = append([]string{fmt.Sprintf("merged from %d instances of a distributed run: %s", len(ordered), strings.Join(m.Instance.Merged, ", "))}, m.Notes...)
 	if len(missing) > 0 {
 		m.Status = StatusIncomplete
-		m.Error = strings.TrimPrefix(m.Error+"; ", "; ") + fmt.Sprintf("instances %s of %d are missing (merged with --force)", ints(missing), n)
+		m.Error = strings.TrimPrefix(m.Error+"; ", "; ") + missingText(missing, n) + " missing (merged with --force)"
 	}
 	m.ID = NewID(m.StartedAt, m.Label+"|merge|"+strings.Join(m.Instance.Merged, ","))
 	return m, nil
@@ -234,6 +234,15 @@ func commonLabel(recs []*Record) string {
 		return "merged"
 	}
 	return l + "-merged"
+}
+
+// missingText says which instances are missing: "instance 1 of 3 is",
+// "instances 1, 2 of 3 are".
+func missingText(missing []int, n int) string {
+	if len(missing) == 1 {
+		return fmt.Sprintf("instance %d of %d is", missing[0], n)
+	}
+	return fmt.Sprintf("instances %s of %d are", ints(missing), n)
 }
 
 func ints(xs []int) string {

@@ -112,7 +112,7 @@ func TestMergeRefuses(t *testing.T) {
 	}{
 		{[]*Record{single, mk(1), mk(2)}, "is not an instance of a distributed run"},
 		{[]*Record{mk(0), mk(1), mk(1)}, "are both instance 1"},
-		{[]*Record{mk(0), mk(2)}, "instances 1 of 3 are missing"},
+		{[]*Record{mk(0), mk(2)}, "instance 1 of 3 is missing"},
 		{[]*Record{mk(0), mk(1), other}, `LOOP: "10" vs "11"`},
 		{[]*Record{merged, mk(1)}, "is already a merge"},
 		{[]*Record{mk(0), mk(1), short}, "an instance stopped early"},
@@ -124,7 +124,7 @@ func TestMergeRefuses(t *testing.T) {
 		}
 	}
 	m, err := Merge([]*Record{mk(0), mk(2)}, MergeOptions{Force: true})
-	if err != nil || m.Status != StatusIncomplete || fmt.Sprint(m.Instance.Missing) != "[1]" || !strings.Contains(m.Error, "instances 1 of 3 are missing") {
+	if err != nil || m.Status != StatusIncomplete || fmt.Sprint(m.Instance.Missing) != "[1]" || !strings.Contains(m.Error, "instance 1 of 3 is missing") {
 		t.Errorf("--force with instance 1 missing: %v %+v", err, m)
 	}
 }

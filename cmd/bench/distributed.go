@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -96,6 +97,14 @@ tsbench builds or databases, the same instance twice, and missing instances
 			m, err := report.Merge(recs, report.MergeOptions{Label: label, Force: force})
 			if err != nil {
 				return usageError(err)
+			}
+			// A second merge of the same runs would count them twice as
+			// two runs of one side in compare.
+			all, _ := store.List()
+			for _, r := range all {
+				if r.Instance != nil && slices.Equal(r.Instance.Merged, m.Instance.Merged) {
+					return usageError(fmt.Errorf("these runs are already merged as run %s (label %s); delete that record to merge them again", r.ID, r.Label))
+				}
 			}
 			path, err := store.Save(m)
 			if err != nil {

@@ -35,6 +35,10 @@ func TestDistributedSQLite(t *testing.T) {
 	if r := bench(t, "compare", "dist-a-merged", instances[0].ID, "--results", dir); r.code != 2 || !strings.Contains(r.stderr, "BENCHMARK_INDEX") {
 		t.Errorf("compare of a merge with an instance: exit %d\n%s", r.code, r.stderr)
 	}
+	// Merging the same runs again would make a side of two copies.
+	if r := bench(t, "merge", "dist-a", "--results", dir); r.code != 2 || !strings.Contains(r.stderr, "already merged as run "+a.ID) {
+		t.Errorf("a second merge of dist-a: exit %d\n%s", r.code, r.stderr)
+	}
 	// Merging again refuses the duplicate instances of two runs.
 	if r := bench(t, "merge", "dist-a", "dist-b", "--results", dir); r.code != 2 || !strings.Contains(r.stderr, "are both instance") {
 		t.Errorf("merge of two runs' instances: exit %d\n%s", r.code, r.stderr)

@@ -411,4 +411,13 @@ func TestStartAt(t *testing.T) {
 	if id := d.Schema.Devices[0].ID; id != 16 {
 		t.Errorf("instance 2 of 8 devices begins at device %d, want 16", id)
 	}
+	// Its queries read its own devices, 16..23.
+	for i := 0; i < 50; i++ {
+		q := d.Queries.Client(i % 3).Next(queries.TimeRange)
+		for _, dev := range q.Devices {
+			if dev.ID < 16 || dev.ID > 23 {
+				t.Fatalf("instance 2 queries device %d", dev.ID)
+			}
+		}
+	}
 }

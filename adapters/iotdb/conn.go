@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/iotdb-client-go/v2/client"
 	"github.com/apache/iotdb-client-go/v2/common"
@@ -228,13 +229,28 @@ func (p *pool) exec(ctx context.Context, sql string) error {
 	return p.do(ctx, func(ctx context.Context, s *session) error {
 		resp, err := s.rpc.ExecuteUpdateStatementV2(ctx, &rpc.TSExecuteStatementReq{SessionId: s.id, Statement: sql, StatementId: s.statement})
 		if err != nil {
-			return fmt.Errorf("%s: %w", sql, err)
+			return fmt.Errorf("%s: %w", brief(sql), err)
 		}
 		if err := checkStatus(resp.Status); err != nil {
-			return fmt.Errorf("%s: %w", sql, err)
+			return fmt.Errorf("%s: %w", brief(sql), err)
 		}
 		return nil
 	})
+}
+
+// brief shortens a statement for an error message: the schema of a device
+// with a hundred sensors is a 10 KB statement, which buried the server's
+// reason at the end of one line.
+func brief(sql string) string {
+	const keep = 160
+	if len(sql) <= keep+40 {
+		return sql
+	}
+	cut := keep
+	for cut > 0 && !utf8.RuneStart(sql[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d characters)", sql[:cut], len(sql))
 }
 
 // query runs a query and hands each row of the result to row.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/iotdb-client-go/v2/client"
 
@@ -707,5 +708,22 @@ func TestTableModelExample(t *testing.T) {
 	}
 	if ops != 12 { // INGESTION and Q1-Q11
 		t.Errorf("%d operations recorded, want 12", ops)
+	}
+}
+
+// An error names its statement, shortened: the server's reason must not
+// sit after 10 KB of column definitions.
+func TestBriefStatement(t *testing.T) {
+	short := "CREATE DATABASE root.test.g_0"
+	if brief(short) != short {
+		t.Errorf("a short statement is changed: %q", brief(short))
+	}
+	long := "CREATE ALIGNED TIMESERIES root.test.g_9.d_9(" + strings.Repeat("s_1 BOOLEAN ENCODING=RLE COMPRESSOR=LZ4, ", 100) + ")"
+	got := brief(long)
+	if len(got) > 200 || !strings.HasPrefix(got, "CREATE ALIGNED TIMESERIES root.test.g_9.d_9(") || !strings.HasSuffix(got, fmt.Sprintf("… (%d characters)", len(long))) {
+		t.Errorf("brief of a %d-character statement: %q", len(long), got)
+	}
+	if !utf8.ValidString(brief(strings.Repeat("é", 200))) {
+		t.Error("brief cut a character in two")
 	}
 }

@@ -122,6 +122,18 @@ func (g *Generator) fillColumn(c *Column, sg *sensorGen, d *Device, b *Batch) {
 		return
 	}
 	raw := b.scratch[:n]
+	switch sg.typ {
+	case Float:
+		c.Float32s = c.Float32s[:n]
+		if fillLevelColumn(g, c.Float32s, g.roundFloat, sg, d, b, raw, k) {
+			return
+		}
+	case Double:
+		c.Float64s = c.Float64s[:n]
+		if fillLevelColumn(g, c.Float64s, g.roundDouble, sg, d, b, raw, k) {
+			return
+		}
+	}
 	g.fillRaw(raw, sg, d, b, k)
 	switch sg.typ {
 	case Boolean:
@@ -145,32 +157,63 @@ func (g *Generator) fillColumn(c *Column, sg *sensorGen, d *Device, b *Batch) {
 			c.Int32s[i] = dateDays(v)
 		}
 	case Float:
-		c.Float32s = c.Float32s[:n]
-		if a, b, ok := sg.levels(); ok {
-			// Rounding costs more than the functions: a column of two
-			// levels rounds each once.
-			ra, rb := g.roundFloat(a), g.roundFloat(b)
-			for i, v := range raw {
-				c.Float32s[i] = pick(v, a, ra, rb)
-			}
-			return
-		}
 		for i, v := range raw {
 			c.Float32s[i] = g.roundFloat(v)
 		}
 	case Double:
-		c.Float64s = c.Float64s[:n]
-		if a, b, ok := sg.levels(); ok {
-			ra, rb := g.roundDouble(a), g.roundDouble(b)
-			for i, v := range raw {
-				c.Float64s[i] = pick(v, a, ra, rb)
-			}
-			return
-		}
 		for i, v := range raw {
 			c.Float64s[i] = g.roundDouble(v)
 		}
 	}
+}
+
+// fillLevelColumn fills a FLOAT or DOUBLE column of a Constant or Square
+// sensor and reports whether the sensor is one. Rounding costs more than
+// these functions: each of the two levels is rounded once, and with rows in
+// order the square wave is walked straight into the column, without raw
+// values.
+func fillLevelColumn[T float32 | float64](g *Generator, out []T, round func(float64) T, sg *sensorGen, d *Device, b *Batch, raw []float64, k uint64) bool {
+	a, z, ok := sg.levels()
+	if !ok {
+		return false
+	}
+	ra, rz := round(a), round(z)
+	if sg.kind == Constant {
+		for i := range out {
+			out[i] = ra
+		}
+		return true
+	}
+	if x, ok := g.walkStart(sg, d, b); ok {
+		for i := range out {
+			if x < sg.half {
+				out[i] = ra
+			} else {
+				out[i] = rz
+			}
+			x += g.step
+			if x >= sg.cycle {
+				x -= sg.cycle
+			}
+		}
+		return true
+	}
+	g.fillRaw(raw, sg, d, b, k)
+	for i, v := range raw {
+		out[i] = pick(v, a, ra, rz)
+	}
+	return true
+}
+
+// walkStart is the phase position of the batch's first row when the rows
+// are consecutive and regular, so that each next row's position is one
+// step on, modulo the cycle: an integer division per point would cost more
+// than the functions.
+func (g *Generator) walkStart(sg *sensorGen, d *Device, b *Batch) (int64, bool) {
+	if !g.regular || g.step >= sg.cycle || !b.consecutive || len(b.Timestamps) == 0 {
+		return 0, false
+	}
+	return floorMod(b.Timestamps[0]-g.start+g.phase(d, sg), sg.cycle), true
 }
 
 // levels returns the two values a Constant or Square column takes (raw's,
@@ -217,7 +260,7 @@ func (g *Generator) fillRaw(raw []float64, sg *sensorGen, d *Device, b *Batch, k
 		}
 		// raw's expression, without its dispatch.
 		for i, r := range b.Rows {
-			raw[i] = unit(pointHash(k, r))*sg.span + sg.min
+			raw[i] = float64(unit(pointHash(k, r))*sg.span) + sg.min
 		}
 		return
 	}
@@ -237,8 +280,18 @@ func (g *Generator) fillRaw(raw []float64, sg *sensorGen, d *Device, b *Batch, k
 	xs := b.positions[:len(raw)]
 	cyc := sg.cycle
 	ts := b.Timestamps
-	if g.regular && g.step < cyc && b.consecutive && len(xs) > 0 {
-		x := floorMod(ts[0]-g.start+phase, cyc)
+	if x, ok := g.walkStart(sg, d, b); ok && sg.kind == Line && !sg.intFn {
+		// raw's expression, without its dispatch or a pass over xs.
+		for i := range raw {
+			raw[i] = sg.min + float64(sg.span*(float64(x)/float64(cyc)))
+			x += g.step
+			if x >= cyc {
+				x -= cyc
+			}
+		}
+		return
+	}
+	if x, ok := g.walkStart(sg, d, b); ok {
 		for i := range xs {
 			xs[i] = x
 			x += g.step
@@ -269,7 +322,7 @@ func (g *Generator) fillRaw(raw []float64, sg *sensorGen, d *Device, b *Batch, k
 	case sg.kind == Line:
 		// The same expression as raw's, without its dispatch.
 		for i, x := range xs {
-			raw[i] = sg.min + sg.span*(float64(x)/float64(cyc))
+			raw[i] = sg.min + float64(sg.span*(float64(x)/float64(cyc)))
 		}
 	case sg.kind == Square:
 		hi, lo := sg.min+sg.span, sg.min

@@ -1,6 +1,9 @@
 package generator
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // benchmarkStream measures generating batches of one device, reporting
 // points per second of one goroutine.
@@ -38,4 +41,16 @@ func BenchmarkOutOfOrderPoisson(b *testing.B) {
 // BenchmarkOutOfOrderBatch adds the BATCH out-of-order transform.
 func BenchmarkOutOfOrderBatch(b *testing.B) {
 	benchmarkStream(b, "INSERT_DATATYPE_PROPORTION=0:0:0:1:1:0:0:0:0:0:0", "IS_OUT_OF_ORDER=true", "OUT_OF_ORDER_MODE=BATCH")
+}
+
+// BenchmarkGenerateKind measures each value function alone (FLOAT and
+// DOUBLE sensors), to see where BenchmarkGenerateFloat's time goes.
+func BenchmarkGenerateKind(b *testing.B) {
+	for i, kind := range []string{"line", "sine", "square", "random", "constant"} {
+		ratios := []string{"LINE_RATIO=0", "SIN_RATIO=0", "SQUARE_RATIO=0", "RANDOM_RATIO=0", "CONSTANT_RATIO=0"}
+		ratios[i] = strings.Replace(ratios[i], "=0", "=1", 1)
+		b.Run(kind, func(b *testing.B) {
+			benchmarkStream(b, append(ratios, "INSERT_DATATYPE_PROPORTION=0:0:0:1:1:0:0:0:0:0:0")...)
+		})
+	}
 }

@@ -534,3 +534,27 @@ func TestTags(t *testing.T) {
 		}
 	}
 }
+
+// TestRound checks the fast round against math.Round: the edges of every
+// rounding case, and a million values across the exponents the generator
+// meets (DOUBLE_LENGTH scales values by up to 10^10).
+func TestRound(t *testing.T) {
+	edges := []float64{0, math.Copysign(0, -1), 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, belowHalf, -belowHalf,
+		math.Nextafter(0.5, 1), math.Nextafter(1.5, 1), math.Nextafter(1.5, 2), 1<<51 + 0.5, 1<<52 - 0.5,
+		1 << 52, 1<<52 + 1, 1 << 53, 1<<53 + 2, math.MaxFloat64, math.SmallestNonzeroFloat64,
+		math.Inf(1), math.Inf(-1), math.NaN(), 4503599627370495.5, -4503599627370495.5}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1_000_000 {
+		x := math.Ldexp(rng.Float64(), rng.IntN(130)-70)
+		if rng.IntN(2) == 0 {
+			x = -x
+		}
+		edges = append(edges, x, math.Trunc(x)+0.5, math.Nextafter(math.Trunc(x)+0.5, 0))
+	}
+	for _, x := range edges {
+		got, want := round(x), math.Round(x)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("round(%v) = %v, math.Round gives %v", x, got, want)
+		}
+	}
+}

@@ -39,7 +39,7 @@ func newOutOfOrder(c *config.Config, rows int64) outOfOrder {
 	if lam >= 500 {
 		lam, k, o.scaled = 10, 25, true
 	} else {
-		k = min(k, int(lam+12*math.Sqrt(lam)+30))
+		k = min(k, int(lam+float64(12*math.Sqrt(lam))+30))
 	}
 	p := math.Exp(-lam)
 	acc := 0.0

@@ -11,8 +11,14 @@ import (
 )
 
 func benchBatch(b *testing.B) (*generator.Batch, *config.Config) {
+	return benchBatchOf(b, "0:0:0:1:1:0:0:0:0:0:0")
+}
+
+// benchBatchOf is a batch of 100 rows × 100 sensors of the type mix
+// (INSERT_DATATYPE_PROPORTION).
+func benchBatchOf(b *testing.B, types string) (*generator.Batch, *config.Config) {
 	l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=100", "BATCH_SIZE_PER_WRITE=100",
-		"INSERT_DATATYPE_PROPORTION=0:0:0:1:1:0:0:0:0:0:0"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
+		"INSERT_DATATYPE_PROPORTION=" + types}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -25,8 +31,10 @@ func benchBatch(b *testing.B) (*generator.Batch, *config.Config) {
 
 // BenchmarkTabletEncode measures tsbench's tablet encoding: the columnar
 // batch straight into IoTDB's wire format.
-func BenchmarkTabletEncode(b *testing.B) {
-	batch, _ := benchBatch(b)
+func BenchmarkTabletEncode(b *testing.B) { benchmarkTabletEncode(b, "0:0:0:1:1:0:0:0:0:0:0") }
+
+func benchmarkTabletEncode(b *testing.B, types string) {
+	batch, _ := benchBatchOf(b, types)
 	e := &encoder{}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -35,6 +43,10 @@ func BenchmarkTabletEncode(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*float64(batch.Points())/b.Elapsed().Seconds(), "points/s")
 }
+
+// BenchmarkTabletEncodeMixed is BenchmarkTabletEncode with the default
+// type mix (BOOLEAN … TEXT), as examples/iotdb.properties writes it.
+func BenchmarkTabletEncodeMixed(b *testing.B) { benchmarkTabletEncode(b, "1:1:1:1:1:1:0:0:0:0:0") }
 
 // BenchmarkTabletClientLibrary measures the same work through the client
 // library's Tablet: SetValueAt(interface{}) per value, then its encoder

@@ -117,7 +117,7 @@ func (p *pool) dial(ctx context.Context, addr string) (*session, error) {
 	if p.cfg.tls != nil {
 		sock = thrift.NewTSSLSocketConf(addr, conf)
 	}
-	trans := thrift.NewTFramedTransportConf(sock, conf)
+	trans := newOneWriteFrames(sock, conf)
 	if err := trans.Open(); err != nil {
 		return nil, fmt.Errorf("cannot connect to IoTDB at %s: %w", addr, unwrapNet(err))
 	}

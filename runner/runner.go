@@ -486,20 +486,19 @@ func (cl *client) run(ctx, limit context.Context) {
 		if limit.Err() != nil {
 			return
 		}
-		wait := time.Duration(-1) // no schedule
+		var due time.Time // zero: no schedule
 		if interval > 0 {
-			due := first.Add(interval * time.Duration(i))
+			due = first.Add(interval * time.Duration(i))
 			if err := pace.Until(limit, due); err != nil {
 				return
 			}
-			wait = max(time.Since(due), 0)
 		}
 		t0 := time.Now()
 		op := sched[(i+off)%len(sched)]
 		if op == Write {
-			cl.write(ctx, limit, wait)
+			cl.write(ctx, limit, due)
 		} else {
-			cl.query(ctx, queries.FamilyByIndex(op), wait)
+			cl.query(ctx, queries.FamilyByIndex(op), due)
 		}
 		cl.done.Add(1)
 		if c.OpMinIntervalMS > 0 {
@@ -514,6 +513,18 @@ func (cl *client) run(ctx, limit context.Context) {
 	}
 }
 
+// waited is how long a request sent at start waited behind the time its
+// operation was due: -1 without a schedule (a zero due). It is taken when
+// the request is sent, not when the schedule wakes the client, so that what
+// the client does in between (generating a batch, building a query) is in
+// the latency, as Rally and wrk2 measure from the intended start.
+func waited(due, start time.Time) time.Duration {
+	if due.IsZero() {
+		return -1
+	}
+	return max(start.Sub(due), 0)
+}
+
 // record adds one request's outcome: with a schedule (wait ≥ 0) latency
 // and service time apart, else the request's time as its latency.
 func record(op *metrics.Op, start time.Time, d, wait time.Duration, points int64, err error) {
@@ -526,9 +537,10 @@ func record(op *metrics.Op, start time.Time, d, wait time.Duration, points int64
 
 // write performs one write operation: one batch for every device the
 // client owns (or its share of the shared queue), DEVICE_NUM_PER_WRITE
-// devices a request. With a schedule, the operation's wait belongs to its
-// first request; the others follow it.
-func (cl *client) write(ctx, limit context.Context, wait time.Duration) {
+// devices a request. With a schedule, the first request's latency counts
+// from the operation's due time; each next one's from the moment the one
+// before it ended.
+func (cl *client) write(ctx, limit context.Context, due time.Time) {
 	c := cl.p.Config
 	n := len(cl.streams)
 	if cl.shared != nil {
@@ -578,10 +590,7 @@ func (cl *client) write(ctx, limit context.Context, wait time.Duration) {
 			cl.ops[Write].RecordPartial(start, d, pts-partial.Failed, partial.Failed, err)
 			cl.points.Add(pts - partial.Failed)
 		default:
-			record(cl.ops[Write], start, d, wait, pts, err)
-		}
-		if wait > 0 {
-			wait = 0
+			record(cl.ops[Write], start, d, waited(due, start), pts, err)
 		}
 		if err == nil {
 			cl.points.Add(pts)
@@ -595,6 +604,11 @@ func (cl *client) write(ctx, limit context.Context, wait time.Duration) {
 			if pace.For(limit, time.Duration(c.BatchIntervalMS)*time.Millisecond-time.Since(t0)) != nil {
 				return
 			}
+		}
+		if !due.IsZero() {
+			// The next request of this operation is due now: its wait is
+			// the time its own batch takes to make.
+			due = time.Now()
 		}
 	}
 }
@@ -614,7 +628,7 @@ func (cl *client) nextBatch(k int, b *generator.Batch) bool {
 	return sh.streams[x].Next(b)
 }
 
-func (cl *client) query(ctx context.Context, f queries.Family, wait time.Duration) {
+func (cl *client) query(ctx context.Context, f queries.Family, due time.Time) {
 	c := cl.p.Config
 	if c.RecentQuery && cl.recent >= 0 {
 		cl.queries.SetRecent(cl.recent)
@@ -634,5 +648,5 @@ func (cl *client) query(ctx context.Context, f queries.Family, wait time.Duratio
 	if err != nil {
 		n = 0
 	}
-	record(cl.ops[int(f)], start, d, wait, n, err)
+	record(cl.ops[int(f)], start, d, waited(due, start), n, err)
 }

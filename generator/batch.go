@@ -184,7 +184,7 @@ func fillLevelColumn[T float32 | float64](g *Generator, out []T, round func(floa
 		}
 		return true
 	}
-	if x, ok := g.walkStart(sg, d, b); ok {
+	if x, ok := g.walkStart(sg, g.phase(d, sg), b); ok {
 		for i := range out {
 			if x < sg.half {
 				out[i] = ra
@@ -209,11 +209,11 @@ func fillLevelColumn[T float32 | float64](g *Generator, out []T, round func(floa
 // are consecutive and regular, so that each next row's position is one
 // step on, modulo the cycle: an integer division per point would cost more
 // than the functions.
-func (g *Generator) walkStart(sg *sensorGen, d *Device, b *Batch) (int64, bool) {
+func (g *Generator) walkStart(sg *sensorGen, phase int64, b *Batch) (int64, bool) {
 	if !g.regular || g.step >= sg.cycle || !b.consecutive || len(b.Timestamps) == 0 {
 		return 0, false
 	}
-	return floorMod(b.Timestamps[0]-g.start+g.phase(d, sg), sg.cycle), true
+	return floorMod(b.Timestamps[0]-g.start+phase, sg.cycle), true
 }
 
 // levels returns the two values a Constant or Square column takes (raw's,
@@ -280,8 +280,10 @@ func (g *Generator) fillRaw(raw []float64, sg *sensorGen, d *Device, b *Batch, k
 	xs := b.positions[:len(raw)]
 	cyc := sg.cycle
 	ts := b.Timestamps
-	if x, ok := g.walkStart(sg, d, b); ok && sg.kind == Line && !sg.intFn {
+	x0, walk := g.walkStart(sg, phase, b)
+	if walk && sg.kind == Line && !sg.intFn {
 		// raw's expression, without its dispatch or a pass over xs.
+		x := x0
 		for i := range raw {
 			raw[i] = sg.min + float64(sg.span*(float64(x)/float64(cyc)))
 			x += g.step
@@ -291,7 +293,8 @@ func (g *Generator) fillRaw(raw []float64, sg *sensorGen, d *Device, b *Batch, k
 		}
 		return
 	}
-	if x, ok := g.walkStart(sg, d, b); ok {
+	if walk {
+		x := x0
 		for i := range xs {
 			xs[i] = x
 			x += g.step
@@ -301,9 +304,9 @@ func (g *Generator) fillRaw(raw []float64, sg *sensorGen, d *Device, b *Batch, k
 		}
 	} else {
 		x := int64(0)
-		walk := g.regular && g.step < cyc
+		stepping := g.regular && g.step < cyc
 		for i := range xs {
-			if i > 0 && walk && b.Rows[i] == b.Rows[i-1]+1 {
+			if i > 0 && stepping && b.Rows[i] == b.Rows[i-1]+1 {
 				x += g.step
 				if x >= cyc {
 					x -= cyc

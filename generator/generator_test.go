@@ -537,7 +537,7 @@ func TestTags(t *testing.T) {
 
 // TestRound checks the fast round against math.Round: the edges of every
 // rounding case, and a million values across the exponents the generator
-// meets (DOUBLE_LENGTH scales values by up to 10^10).
+// meets (DOUBLE_LENGTH scales values by up to 10^15).
 func TestRound(t *testing.T) {
 	edges := []float64{0, math.Copysign(0, -1), 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, belowHalf, -belowHalf,
 		math.Nextafter(0.5, 1), math.Nextafter(1.5, 1), math.Nextafter(1.5, 2), 1<<51 + 0.5, 1<<52 - 0.5,

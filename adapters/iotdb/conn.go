@@ -113,13 +113,22 @@ func (p *pool) open(ctx context.Context) (*session, error) {
 
 func (p *pool) dial(ctx context.Context, addr string) (*session, error) {
 	conf := &thrift.TConfiguration{ConnectTimeout: p.cfg.connectTimeout, MaxFrameSize: thrift.DEFAULT_MAX_FRAME_SIZE, TLSConfig: p.cfg.tls}
-	var sock thrift.TTransport = thrift.NewTSocketConf(addr, conf)
+	var trans *oneWriteFrames
 	if p.cfg.tls != nil {
-		sock = thrift.NewTSSLSocketConf(addr, conf)
-	}
-	trans := newOneWriteFrames(sock, conf)
-	if err := trans.Open(); err != nil {
-		return nil, fmt.Errorf("cannot connect to IoTDB at %s: %w", addr, unwrapNet(err))
+		trans = newOneWriteFrames(thrift.NewTSSLSocketConf(addr, conf), conf)
+		if err := trans.Open(); err != nil {
+			return nil, fmt.Errorf("cannot connect to IoTDB at %s: %w", addr, unwrapNet(err))
+		}
+	} else {
+		// Dialled here, not by thrift, to keep the TCP connection for
+		// the frames' writes (see rawWrites).
+		d := net.Dialer{Timeout: p.cfg.connectTimeout}
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("cannot connect to IoTDB at %s: %w", addr, unwrapNet(err))
+		}
+		trans = newOneWriteFrames(thrift.NewTSocketFromConnConf(conn, conf), conf)
+		trans.raw = rawWrites(conn)
 	}
 	var pf thrift.TProtocolFactory = thrift.NewTBinaryProtocolFactoryConf(conf)
 	if p.cfg.compact {

@@ -19,6 +19,9 @@ type oneWriteFrames struct {
 	*thrift.TFramedTransport
 	sock thrift.TTransport
 	out  []byte // the length's 4 bytes, then the frame being written
+	// raw writes a frame straight to the socket when it can (rawWrites);
+	// nil: through sock.
+	raw func([]byte) error
 }
 
 func newOneWriteFrames(sock thrift.TTransport, conf *thrift.TConfiguration) *oneWriteFrames {
@@ -51,7 +54,12 @@ func (f *oneWriteFrames) Flush(ctx context.Context) error {
 		return thrift.NewTTransportException(thrift.UNKNOWN_TRANSPORT_EXCEPTION, fmt.Sprintf("frame too large: %d bytes", n))
 	}
 	binary.BigEndian.PutUint32(f.out, uint32(n))
-	_, err := f.sock.Write(f.out)
+	var err error
+	if f.raw != nil {
+		err = f.raw(f.out)
+	} else {
+		_, err = f.sock.Write(f.out)
+	}
 	f.out = f.out[:4]
 	if err != nil {
 		return thrift.NewTTransportExceptionFromError(err)

@@ -368,6 +368,7 @@ type client struct {
 	points  *atomic.Int64 // points written, all clients
 	pacing  *rand.Rand
 	recent  int64
+	answer  *adapters.AnswerClock // in the contexts of the client's operations
 }
 
 func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Options) Phase {
@@ -466,6 +467,7 @@ func orderOps(w *work, merged []*metrics.Snapshot) []*metrics.Snapshot {
 
 func (cl *client) run(ctx, limit context.Context) {
 	c := cl.p.Config
+	ctx, cl.answer = adapters.WithAnswerClock(ctx)
 	sched := cl.w.schedule
 	// Each client starts at its own offset in the schedule, so clients
 	// spread over the mix instead of all running the same family at once.
@@ -562,6 +564,7 @@ func (cl *client) write(ctx, limit context.Context, due time.Time) {
 			continue
 		}
 		wctx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
+		cl.answer.Reset()
 		start := time.Now()
 		var err error
 		if per == 1 {
@@ -571,7 +574,7 @@ func (cl *client) write(ctx, limit context.Context, due time.Time) {
 			// without MultiWriter.
 			err = cl.multi.WriteDevices(wctx, cl.filled)
 		}
-		d := time.Since(start)
+		d := cl.answer.Since(start)
 		if err == nil && wctx.Err() != nil {
 			err = wctx.Err() // a write that outlived its timeout is a failure, whatever the adapter says
 		}
@@ -635,9 +638,10 @@ func (cl *client) query(ctx context.Context, f queries.Family, due time.Time) {
 	}
 	q := cl.queries.Next(f)
 	qctx, cancel := context.WithTimeout(ctx, time.Duration(c.ReadTimeoutMS)*time.Millisecond)
+	cl.answer.Reset()
 	start := time.Now()
 	n, err := cl.a.Query(qctx, &q)
-	d := time.Since(start)
+	d := cl.answer.Since(start)
 	if err == nil && qctx.Err() != nil {
 		err = qctx.Err() // never count a timed-out query as a success (iot-benchmark does)
 	}

@@ -445,3 +445,64 @@ func TestStartAt(t *testing.T) {
 		}
 	}
 }
+
+// decodingAdapter is a database whose adapter says when each answer is in
+// (when answer is set) and then spends decode decoding it.
+type decodingAdapter struct {
+	adapters.Adapter
+	answer bool
+	decode time.Duration
+}
+
+func (d decodingAdapter) decoded(ctx context.Context) {
+	if d.answer {
+		adapters.Answered(ctx)
+	}
+	time.Sleep(d.decode)
+}
+
+func (d decodingAdapter) Write(ctx context.Context, b *generator.Batch) error {
+	err := d.Adapter.Write(ctx, b)
+	d.decoded(ctx)
+	return err
+}
+
+func (d decodingAdapter) Query(ctx context.Context, q *queries.Query) (int64, error) {
+	n, err := d.Adapter.Query(ctx, q)
+	d.decoded(ctx)
+	return n, err
+}
+
+// TestLatencyEndsAtTheAnswer: an adapter that notes when the answer was in
+// (adapters.Answered) is timed to that moment, so the time it then spends
+// decoding is not the database's latency; one that does not is timed to
+// its return.
+func TestLatencyEndsAtTheAnswer(t *testing.T) {
+	const decode = 20 * time.Millisecond
+	for _, answer := range []bool{true, false} {
+		p := plan(t, "DB_SWITCH=Null", "DATA_CLIENT_NUMBER=1", "DEVICE_NUMBER=1", "LOOP=6", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0")
+		drv := null.Driver()
+		open := drv.Open
+		drv.Open = func(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
+			a, err := open(ctx, p)
+			return decodingAdapter{Adapter: a, answer: answer, decode: decode}, err
+		}
+		res, err := Run(context.Background(), p, &drv, Options{})
+		if err != nil || res.Stopped != nil {
+			t.Fatal(err, res.Stopped)
+		}
+		for _, name := range []string{IngestionName, "PRECISE_POINT"} {
+			s := op(res.Phases[0], name)
+			l := s.Latency()
+			if s.OKOps == 0 {
+				t.Fatalf("answer %v: no %s operations", answer, name)
+			}
+			if answer && l.Max >= float64(decode.Milliseconds()) {
+				t.Errorf("%s: latency up to %v ms although the answer was in before %v of decoding", name, l.Max, decode)
+			}
+			if !answer && l.Min < float64(decode.Milliseconds()) {
+				t.Errorf("%s without Answered: latency from %v ms, less than the adapter took", name, l.Min)
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/adapters/adaptertest"
@@ -19,7 +20,7 @@ import (
 
 // loopbackQuery opens the adapter against a calibration target that answers
 // at once, and returns it with a point query like the calibration's.
-func loopbackQuery(b *testing.B) (*Adapter, *queries.Query, *loopback.Server) {
+func loopbackQuery(b testing.TB) (*Adapter, *queries.Query, *loopback.Server) {
 	srv, err := loopback.Start(loopback.Delay{}, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -142,5 +143,31 @@ func TestRawSearchBody(t *testing.T) {
 	}
 	if raw < 5 {
 		t.Fatalf("only %d raw families checked", raw)
+	}
+}
+
+// TestAnswerNoted: a query and a bulk write note when their answer is in
+// (adapters.Answered), before they decode it, so that the runner's clock
+// stops there.
+func TestAnswerNoted(t *testing.T) {
+	a, q, _ := loopbackQuery(t)
+	ctx, clock := adapters.WithAnswerClock(context.Background())
+	before := time.Now()
+	if _, err := a.Query(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if at := clock.At(); at.Before(before) || at.After(time.Now()) {
+		t.Fatalf("the query's answer noted at %v, not during the query (from %v)", at, before)
+	}
+	g := generator.New(a.schema, a.cfg, 100)
+	b := g.NewBatch()
+	g.NewStream(0).Next(b)
+	clock.Reset()
+	before = time.Now()
+	if err := a.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if at := clock.At(); at.Before(before) || at.After(time.Now()) {
+		t.Fatalf("the bulk's answer noted at %v, not during the write (from %v)", at, before)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/iotdb-client-go/v2/rpc"
 	"github.com/apache/thrift/lib/go/thrift"
 
+	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
 )
 
@@ -278,6 +279,11 @@ func (p *pool) query(ctx context.Context, sql string, fetch int32, row func(ds *
 			return err
 		}
 		more := resp.MoreData != nil && *resp.MoreData
+		if !more {
+			// The whole result is in: the rest (decoding it, closing
+			// the query) is tsbench's time, not the server's.
+			adapters.Answered(ctx)
+		}
 		var qid int64
 		if resp.QueryId != nil {
 			qid = *resp.QueryId

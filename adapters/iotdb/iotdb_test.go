@@ -727,3 +727,36 @@ func TestBriefStatement(t *testing.T) {
 		t.Error("brief cut a character in two")
 	}
 }
+
+// TestQueryAnswerNoted: a query whose whole result came in the first
+// answer notes it (adapters.Answered) before decoding it and closing the
+// query, so that the runner's clock stops there.
+func TestQueryAnswerNoted(t *testing.T) {
+	p := runPlan(t, "DB_NAME=answer", "GROUP_NUMBER=1", "DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=4", "BATCH_SIZE_PER_WRITE=10", "LOOP=1", "VERIFY=false")
+	a := openAfter(t, p)
+	ctx := context.Background()
+	if err := a.CreateSchema(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g := generator.New(p.Schema, p.Config, 10)
+	b := g.NewBatch()
+	g.NewStream(0).Next(b)
+	if err := a.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	q := &queries.Query{Family: queries.TimeRange, Devices: []*generator.Device{&p.Schema.Devices[0]}, Sensors: []*generator.Sensor{&p.Schema.Sensors[0]},
+		Start: b.Timestamps[0], End: b.Timestamps[b.Len()-1], Limit: -1}
+	qctx, clock := adapters.WithAnswerClock(ctx)
+	before := time.Now()
+	n, err := a.Query(qctx, q)
+	after := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != int64(b.Len()) {
+		t.Fatalf("the query read %d points, want %d", n, b.Len())
+	}
+	if at := clock.At(); at.Before(before) || at.After(after) {
+		t.Fatalf("the answer noted at %v, not during the query (%v to %v)", at, before, after)
+	}
+}

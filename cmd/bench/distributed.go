@@ -15,6 +15,7 @@ import (
 
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/pace"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
 )
@@ -134,7 +135,8 @@ func newClean(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clean -c FILE",
 		Short: "Remove the benchmark's data from the database (what IS_DELETE_DATA does before a run)",
-		Long: `Remove the data a config's runs write, as a run does first with IS_DELETE_DATA=true.
+		Long: `Remove the data a config's runs write, as a run does first with IS_DELETE_DATA=true,
+then pause INIT_WAIT_TIME as a run does after its cleanup.
 The instances of a distributed run (BENCHMARK_INSTANCES > 1) do not clean up, since
 each would delete the others' data: run bench clean once before starting them.`,
 		Args: cobra.NoArgs,
@@ -163,6 +165,15 @@ each would delete the others' data: run bench clean once before starting them.`,
 				return failedError(fmt.Errorf("clean %s%s: %w", drv.Name, where(drv, c), err))
 			}
 			fmt.Fprintf(stdout, "cleaned %s%s\n", drv.Name, where(drv, c))
+			// As a run pauses after its cleanup: a server that drops data
+			// asynchronously (IoTDB holds writes to a recreated database)
+			// must be done before the instances start writing.
+			if wait := time.Duration(c.InitWaitMS) * time.Millisecond; wait > 0 {
+				fmt.Fprintf(stderr, "waiting INIT_WAIT_TIME=%d ms for the server to finish the cleanup\n", c.InitWaitMS)
+				if err := pace.For(ctx, wait); err != nil {
+					return err
+				}
+			}
 			return nil
 		},
 	}

@@ -68,3 +68,19 @@ func TestStartAtRefusedWhenPast(t *testing.T) {
 		t.Errorf("--start-at with --repeat: exit %d", r.code)
 	}
 }
+
+// TestCleanPauses: bench clean pauses INIT_WAIT_TIME after the cleanup, as
+// a run does, so that the instances started after it do not write into a
+// drop the server is still finishing; with 0 it does not wait.
+func TestCleanPauses(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "clean.db")
+	start := time.Now()
+	r := bench(t, "clean", "-c", "config.properties", "--set", "SQLITE_PATH="+db, "--set", "INIT_WAIT_TIME=400")
+	if r.code != 0 || !strings.Contains(r.stderr, "waiting INIT_WAIT_TIME=400 ms") || time.Since(start) < 400*time.Millisecond {
+		t.Fatalf("bench clean with INIT_WAIT_TIME=400: exit %d after %v\n%s%s", r.code, time.Since(start), r.stdout, r.stderr)
+	}
+	r = bench(t, "clean", "-c", "config.properties", "--set", "SQLITE_PATH="+db, "--set", "INIT_WAIT_TIME=0")
+	if r.code != 0 || strings.Contains(r.stderr, "waiting") {
+		t.Fatalf("bench clean with INIT_WAIT_TIME=0: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

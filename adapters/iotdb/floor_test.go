@@ -157,6 +157,9 @@ func floorConn(ctx context.Context, a *Adapter, g *generator.Generator, k, clien
 			return 0, err
 		}
 		at := bytes.Index(frame, e.ts)
+		if at < 0 {
+			return 0, fmt.Errorf("the timestamps of device %d are not in its insertTablet frame", d)
+		}
 		dev := &devs[d]
 		t0 := g.Timestamp(dev, rows)
 		tablets = append(tablets, &tablet{frame: frame, ts: at, t0: t0, step: g.Timestamp(dev, rows+1) - t0})

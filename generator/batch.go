@@ -266,12 +266,16 @@ func (g *Generator) fillRaw(raw []float64, sg *sensorGen, d *Device, b *Batch, k
 	}
 	phase := g.phase(d, sg)
 	if sg.kind == Sine && g.regular {
-		var s, c float64
+		var s, c, as, ac float64
 		for i, r := range b.Rows {
-			if i > 0 && r == b.Rows[i-1]+1 && r&(anchorRows-1) != 0 {
+			switch {
+			case i == 0 || r != b.Rows[i-1]+1 || r&(exactRows-1) == 0:
+				s, c, as, ac = g.sineAt(sg, phase, r)
+			case r&(anchorRows-1) != 0:
 				s, c = sg.rotate(s, c)
-			} else {
-				s, c = g.sineAt(sg, phase, r)
+			default:
+				as, ac = sg.rotateAnchor(as, ac)
+				s, c = as, ac
 			}
 			raw[i] = sg.sine(s)
 		}

@@ -67,8 +67,10 @@ type sensorGen struct {
 	half      int64   // cycle / 2 (Square)
 	salt      uint64  // distinguishes sensors in hashes
 	// Sine with regular timestamps: sin and cos of the angle one row
-	// advances, for the rotation from an anchor row (see sineAt).
-	sinStep, cosStep float64
+	// advances, and of the angle anchorRows rows advance, for the
+	// rotations from an exact row (see sineAt).
+	sinStep, cosStep     float64
+	sinAnchor, cosAnchor float64
 }
 
 const golden = 0x9e3779b97f4a7c15
@@ -114,6 +116,7 @@ func New(s *Schema, c *config.Config, rowsPerDevice int64) *Generator {
 			cycle: cyc, half: cyc / 2, salt: mix(uint64(sn.Index) + 0x51ed),
 		}
 		sg.sinStep, sg.cosStep = math.Sincos(turn(floorMod(c.PointStep, cyc), cyc))
+		sg.sinAnchor, sg.cosAnchor = math.Sincos(turn(floorMod(c.PointStep*anchorRows, cyc), cyc))
 		g.sensors = append(g.sensors, sg)
 	}
 	g.texts = textPool(c.DataSeed, c.StringLength)
@@ -177,32 +180,51 @@ func floorMod(a, m int64) int64 {
 // turn is the angle of phase position x in a cycle of cyc units.
 func turn(x, cyc int64) float64 { return 2 * math.Pi * (float64(x) / float64(cyc)) }
 
-// anchorRows: with regular timestamps, a sine column is computed exactly
-// (math.Sincos) at the rows that are multiples of anchorRows and by
-// rotation from there, row by row: a rotation is four multiplications
-// where a sine costs tens of nanoseconds. Value takes the same steps, so a
-// batch and Value agree to the bit; the rotated sine differs from
-// math.Sin by at most 1.5e-15 (TestSineRotationDrift), far below
-// DOUBLE_LENGTH's digits.
-// 16, not more: a row out of order is computed from its anchor alone, and
-// at 64 rows the POISSON out-of-order benchmark lost 40% to those steps.
-const anchorRows = 16
+// anchorRows, exactRows: with regular timestamps, a sine column is
+// computed exactly (math.Sincos) at the rows that are multiples of
+// exactRows, by rotations of anchorRows rows from there to the anchors
+// (the multiples of anchorRows), and by rotations of one row from its
+// anchor to each row: a rotation is four multiplications where a sine costs
+// tens of nanoseconds. Value takes the same steps, so a batch and Value
+// agree to the bit; the rotated sine differs from math.Sin by far less than
+// DOUBLE_LENGTH's digits (TestSineRotationDrift).
+// A row out of order is computed from its exact row, up to 3 + 15
+// rotations (one-row rotations from every 64th row lost the POISSON
+// out-of-order benchmark 40%). Rows in order pay a math.Sincos every 64
+// rows: against one every 16, the best of ten alternating runs gave
+// BenchmarkGenerateKind/sine 1.15× and BenchmarkGenerateFloat 1.07× as
+// fast, BenchmarkOutOfOrderPoisson 0.96×; exact rows every 256 gave 1.29×,
+// 1.09× and 0.86×.
+const (
+	anchorRows = 16
+	exactRows  = anchorRows * 4
+)
 
-// sineAt returns the sine and cosine of row r's angle, rotated from r's
-// anchor row (regular timestamps: row r is at step × r).
-func (g *Generator) sineAt(sg *sensorGen, phase, r int64) (s, c float64) {
+// sineAt returns the sine and cosine of row r's angle, and those of its
+// anchor row's, which a batch rotates on to the next anchor.
+func (g *Generator) sineAt(sg *sensorGen, phase, r int64) (s, c, as, ac float64) {
+	e := r &^ (exactRows - 1)
 	a := r &^ (anchorRows - 1)
-	s, c = math.Sincos(turn(floorMod(g.step*a+phase, sg.cycle), sg.cycle))
+	as, ac = math.Sincos(turn(floorMod(g.step*e+phase, sg.cycle), sg.cycle))
+	for k := e; k < a; k += anchorRows {
+		as, ac = sg.rotateAnchor(as, ac)
+	}
+	s, c = as, ac
 	for k := a; k < r; k++ {
 		s, c = sg.rotate(s, c)
 	}
-	return s, c
+	return s, c, as, ac
 }
 
 // rotate advances a sine and cosine by one row's angle. The conversions
 // forbid fused multiply-adds, so every platform computes the same bits.
 func (sg *sensorGen) rotate(s, c float64) (float64, float64) {
 	return float64(s*sg.cosStep) + float64(c*sg.sinStep), float64(c*sg.cosStep) - float64(s*sg.sinStep)
+}
+
+// rotateAnchor advances a sine and cosine by anchorRows rows' angle.
+func (sg *sensorGen) rotateAnchor(s, c float64) (float64, float64) {
+	return float64(s*sg.cosAnchor) + float64(c*sg.sinAnchor), float64(c*sg.cosAnchor) - float64(s*sg.sinAnchor)
 }
 
 // sine is a Sine sensor's value where the sine of its angle is s.
@@ -323,7 +345,7 @@ func (g *Generator) Value(d *Device, j int, r int64) any {
 	}
 	var v float64
 	if sg.kind == Sine && g.regular {
-		s, _ := g.sineAt(sg, g.phase(d, sg), r)
+		s, _, _, _ := g.sineAt(sg, g.phase(d, sg), r)
 		v = sg.sine(s)
 	} else {
 		rel := g.Timestamp(d, r) - g.start

@@ -448,7 +448,7 @@ func TestSineRotationDrift(t *testing.T) {
 		sg := &g.sensors[0]
 		phase := g.phase(&s.Devices[0], sg)
 		for r := int64(0); r < 20000; r++ {
-			got, _ := g.sineAt(sg, phase, r)
+			got, _, _, _ := g.sineAt(sg, phase, r)
 			want := math.Sin(turn(floorMod(g.step*r+phase, sg.cycle), sg.cycle))
 			worst = max(worst, math.Abs(got-want))
 		}

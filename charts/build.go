@@ -5,15 +5,16 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/metrics"
-	"github.com/tsbench/tsbench/report"
+	"github.com/tsbench/tsbench/record"
 )
 
 // side is what one colour stands for: a run of a report, or a side of a
 // comparison with its repeated runs.
 type side struct {
 	label string
-	runs  []*report.Record
+	runs  []*record.Record
 }
 
 // Set is the charts of a report or comparison, and notes on what was left
@@ -30,23 +31,23 @@ const minWindows = 3
 
 // ForRuns returns the charts of a report of runs, each run in a colour of
 // its own.
-func ForRuns(runs []*report.Record) Set {
+func ForRuns(runs []*record.Record) Set {
 	var sides []side
 	for _, r := range runs {
 		l := r.ID
 		if r.Label != "" {
 			l = r.Label + " (" + r.ID + ")"
 		}
-		sides = append(sides, side{label: l, runs: []*report.Record{r}})
+		sides = append(sides, side{label: l, runs: []*record.Record{r}})
 	}
 	return unique(common(sides))
 }
 
 // ForComparison returns the charts of a comparison: its ratio charts, then
 // the charts of a report with one colour per side.
-func ForComparison(cmp *report.Comparison) Set {
+func ForComparison(cmp *compare.Comparison) Set {
 	var sides []side
-	for _, s := range append([]report.Side{cmp.Baseline}, cmp.Contenders...) {
+	for _, s := range append([]compare.Side{cmp.Baseline}, cmp.Contenders...) {
 		sides = append(sides, side{label: s.Label, runs: s.Runs})
 	}
 	set := Set{Charts: ratioCharts(cmp)}
@@ -117,15 +118,7 @@ func operations(sides []side) []string {
 	return ops
 }
 
-// group names a phase group as the tables do: "ingest", "query round 1".
-func group(p *report.Phase) string {
-	if p.Round > 0 {
-		return fmt.Sprintf("%s round %d", p.Name, p.Round)
-	}
-	return p.Name
-}
-
-func find(p *report.Phase, op string) *metrics.Snapshot {
+func find(p *record.Phase, op string) *metrics.Snapshot {
 	for _, o := range p.Operations {
 		if o.Operation == op {
 			return o
@@ -188,7 +181,7 @@ func throughputChart(sides []side, op string) (Chart, bool) {
 		prev := ""
 		for i := range r.Phases {
 			p := &r.Phases[i]
-			if g := group(p); g != prev {
+			if g := p.Group(); g != prev {
 				c.Marks = append(c.Marks, Mark{X: round3(p.StartedAt.Sub(r.Phases[0].StartedAt).Seconds()), Label: g})
 				prev = g
 			}
@@ -211,7 +204,7 @@ func merged(s side, g, op string) *metrics.Snapshot {
 	for _, r := range s.runs {
 		for i := range r.Phases {
 			p := &r.Phases[i]
-			if group(p) != g {
+			if p.Group() != g {
 				continue
 			}
 			if o := find(p, op); o != nil {
@@ -235,7 +228,7 @@ func groupsOf(sides []side, op string) []string {
 				if find(&r.Phases[i], op) == nil {
 					continue
 				}
-				if g := group(&r.Phases[i]); !seen[g] {
+				if g := r.Phases[i].Group(); !seen[g] {
 					seen[g] = true
 					gs = append(gs, g)
 				}
@@ -358,7 +351,7 @@ func coldWarmChart(sides []side) (Chart, bool) {
 }
 
 // verdictOf names a change's verdict as the charts colour it.
-func verdictOf(ch report.Change) string {
+func verdictOf(ch compare.Change) string {
 	switch ch.Verdict {
 	case "better":
 		return VerdictBetter
@@ -374,14 +367,14 @@ func verdictOf(ch report.Change) string {
 // and round: the contender's median over the baseline's, from 1.0, coloured
 // by the comparison's verdict and labelled with the run counts. "ok
 // operations" is left out: it is a count, not a performance.
-func ratioCharts(cmp *report.Comparison) []Chart {
+func ratioCharts(cmp *compare.Comparison) []Chart {
 	var out []Chart
 	for ci, con := range cmp.Contenders {
-		for _, m := range report.CompareMetrics {
+		for _, m := range compare.Metrics {
 			if m.Name == "ok operations" {
 				continue
 			}
-			var rows []report.Row
+			var rows []compare.Row
 			for _, r := range cmp.Rows {
 				if r.Key.Metric == m.Name {
 					rows = append(rows, r)
@@ -392,7 +385,7 @@ func ratioCharts(cmp *report.Comparison) []Chart {
 				name += fmt.Sprintf("-%d", ci+1)
 			}
 			dir := "higher is better"
-			if m.Direction == report.LowerIsBetter {
+			if m.Direction == compare.LowerIsBetter {
 				dir = "lower is better"
 			}
 			c, ok := ratioChart(name, fmt.Sprintf("%s: %s / %s (%s)", m.Name, con.Label, cmp.Baseline.Label, dir), rows, ci)
@@ -404,7 +397,7 @@ func ratioCharts(cmp *report.Comparison) []Chart {
 	return out
 }
 
-func ratioChart(name, title string, rows []report.Row, ci int) (Chart, bool) {
+func ratioChart(name, title string, rows []compare.Row, ci int) (Chart, bool) {
 	c := Chart{
 		Name:      name,
 		Title:     title,
@@ -460,13 +453,13 @@ func ratioChart(name, title string, rows []report.Row, ci int) (Chart, bool) {
 
 // serverChart draws the server's own metrics of the first contender
 // against the baseline: reported, never judged.
-func serverChart(cmp *report.Comparison) (Chart, bool) {
+func serverChart(cmp *compare.Comparison) (Chart, bool) {
 	if len(cmp.Contenders) == 0 || len(cmp.ServerRows) == 0 {
 		return Chart{}, false
 	}
-	var rows []report.Row
+	var rows []compare.Row
 	for _, r := range cmp.ServerRows {
-		r.Contender = []report.Change{r.Contender[0]}
+		r.Contender = []compare.Change{r.Contender[0]}
 		r.Contender[0].Verdict = ""
 		r.Key.Op = r.Key.Metric
 		if r.Metric.Unit != "" {

@@ -14,8 +14,9 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/metrics"
-	"github.com/tsbench/tsbench/report"
+	"github.com/tsbench/tsbench/record"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -23,23 +24,23 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // The records in testdata/records are real SQLite runs of the shipped
 // config.properties through the bench binary (LOOP=200, QUERY_ROUNDS=2,
 // QUERY_LOOP=10), two labelled "base" and two "pr".
-func sides(t *testing.T) (report.Side, report.Side) {
+func sides(t *testing.T) (compare.Side, compare.Side) {
 	t.Helper()
-	st := report.Store{Dir: "testdata/records"}
-	var out [2]report.Side
+	st := record.Store{Dir: "testdata/records"}
+	var out [2]compare.Side
 	for i, l := range []string{"base", "pr"} {
 		recs, damaged, err := st.Find(l)
 		if err != nil || len(damaged) > 0 || len(recs) != 2 {
 			t.Fatalf("testdata runs %s: %d records, %v, %v", l, len(recs), err, damaged)
 		}
-		out[i] = report.Side{Label: l, Runs: recs}
+		out[i] = compare.Side{Label: l, Runs: recs}
 	}
 	return out[0], out[1]
 }
 
-func comparison(t *testing.T) *report.Comparison {
+func comparison(t *testing.T) *compare.Comparison {
 	b, c := sides(t)
-	return report.Compare(b, []report.Side{c}, report.CompareOptions{Alpha: report.DefaultAlpha, MinEffect: 5, MinAbsMS: report.DefaultMinAbsMS})
+	return compare.New(b, []compare.Side{c}, compare.Options{Alpha: compare.DefaultAlpha, MinEffect: 5, MinAbsMS: compare.DefaultMinAbsMS})
 }
 
 // golden compares a set's chart data with a file of one JSON line per
@@ -218,7 +219,7 @@ func TestSpectrumIsTheMergedHistogram(t *testing.T) {
 
 func TestThroughputWindows(t *testing.T) {
 	b, p := sides(t)
-	var r *report.Record
+	var r *record.Record
 	for _, x := range append(b.Runs, p.Runs...) {
 		if len(x.Phases[0].Operations[0].Rates(x.Phases[0].Elapsed())) >= minWindows {
 			r = x
@@ -227,7 +228,7 @@ func TestThroughputWindows(t *testing.T) {
 	if r == nil {
 		t.Fatal("no testdata run ingested for three windows")
 	}
-	c, ok := throughputChart([]side{{label: "base", runs: []*report.Record{r}}}, "INGESTION")
+	c, ok := throughputChart([]side{{label: "base", runs: []*record.Record{r}}}, "INGESTION")
 	if !ok || len(c.Series) != 1 || len(c.Series[0].Segments) != 1 {
 		t.Fatalf("INGESTION throughput: %+v", c)
 	}
@@ -331,15 +332,15 @@ func ticksOf(tk plot.Ticker, lo, hi float64) []plot.Tick { return tk.Ticks(lo, h
 // them as ratio bars that are never judged. The records are real runs of
 // scripts/es-compare (Elasticsearch 6.8.6 and 8.9.2, one run each).
 func TestServerMetricsChart(t *testing.T) {
-	var sides []report.Side
+	var sides []compare.Side
 	for _, l := range []string{"elasticsearch-6.8.6", "elasticsearch-8.9.2"} {
-		recs, _, err := report.Store{Dir: "testdata/es"}.Find(l)
+		recs, _, err := record.Store{Dir: "testdata/es"}.Find(l)
 		if err != nil || len(recs) != 1 {
 			t.Fatalf("%s: %v", l, err)
 		}
-		sides = append(sides, report.Side{Label: l, Runs: recs})
+		sides = append(sides, compare.Side{Label: l, Runs: recs})
 	}
-	cmp := report.Compare(sides[0], sides[1:], report.CompareOptions{Alpha: report.DefaultAlpha, MinEffect: 5})
+	cmp := compare.New(sides[0], sides[1:], compare.Options{Alpha: compare.DefaultAlpha, MinEffect: 5})
 	c, ok := byName(ForComparison(cmp))["server-metrics"]
 	if !ok || len(cmp.ServerRows) == 0 {
 		t.Fatalf("no server-metrics chart for %d server rows", len(cmp.ServerRows))

@@ -23,6 +23,11 @@ const (
 	StrategyDiv  = "div"
 )
 
+// Ingestion is the name of the write operation in reports and records, the
+// operation OPERATION_PROPORTION's first weight gives; the queries are named
+// by their families (queries.Family).
+const Ingestion = "INGESTION"
+
 // NumOperations is the number of weights in OPERATION_PROPORTION:
 // INGESTION then Q1..Q12.
 const NumOperations = 13

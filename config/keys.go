@@ -293,7 +293,7 @@ func parseStartTime(v string) (time.Time, error) {
 }
 
 var dataTypeNames = "BOOLEAN:INT32:INT64:FLOAT:DOUBLE:TEXT:STRING:BLOB:TIMESTAMP:DATE:OBJECT"
-var operationNames = "INGESTION:Q1:Q2:Q3:Q4:Q5:Q6:Q7:Q8:Q9:Q10:Q11:Q12"
+var operationNames = Ingestion + ":Q1:Q2:Q3:Q4:Q5:Q6:Q7:Q8:Q9:Q10:Q11:Q12"
 
 // nonWorkload are the shared keys that do not change the data or the
 // queries: where the database is, how to log in, where results go, timeouts,

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/tsbench/tsbench/charts"
+	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 )
 
@@ -53,7 +55,7 @@ type pageData struct {
 }
 
 // Runs writes the report of one or more runs.
-func Runs(w io.Writer, tool string, runs []*report.Record) error {
+func Runs(w io.Writer, tool string, runs []*record.Record) error {
 	d := pageData{Title: "tsbench report", Generated: generated(tool)}
 	if len(runs) == 1 {
 		d.Title = "tsbench report: " + name(runs[0])
@@ -80,7 +82,7 @@ func Runs(w io.Writer, tool string, runs []*report.Record) error {
 
 // Comparison writes a comparison: its tables (the layout the user chose)
 // and its charts.
-func Comparison(w io.Writer, tool string, cmp *report.Comparison, tables []report.Table) error {
+func Comparison(w io.Writer, tool string, cmp *compare.Comparison, tables []report.Table) error {
 	var labels []string
 	for _, s := range cmp.Contenders {
 		labels = append(labels, s.Label)
@@ -89,7 +91,7 @@ func Comparison(w io.Writer, tool string, cmp *report.Comparison, tables []repor
 		Title:     fmt.Sprintf("tsbench comparison: %s vs %s", strings.Join(labels, ", "), cmp.Baseline.Label),
 		Generated: generated(tool),
 		Lead:      cmp.Warnings,
-		Facts:     sideFacts(append([]report.Side{cmp.Baseline}, cmp.Contenders...)),
+		Facts:     sideFacts(append([]compare.Side{cmp.Baseline}, cmp.Contenders...)),
 		Tables:    tables,
 	}
 	return write(w, d, charts.ForComparison(cmp))
@@ -116,7 +118,7 @@ func generated(tool string) string {
 	return fmt.Sprintf("Written by tsbench %s on %s.", tool, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 }
 
-func name(r *report.Record) string {
+func name(r *record.Record) string {
 	if r.Label != "" {
 		return r.Label + " (" + r.ID + ")"
 	}
@@ -144,9 +146,9 @@ func figures(cs []charts.Chart, styles *styleSheet) ([]Figure, error) {
 	return out, nil
 }
 
-func runFacts(runs []*report.Record) Facts {
+func runFacts(runs []*record.Record) Facts {
 	f := Facts{Header: []string{""}}
-	add := func(label string, val func(r *report.Record) string) {
+	add := func(label string, val func(r *record.Record) string) {
 		row := []string{label}
 		for _, r := range runs {
 			row = append(row, val(r))
@@ -156,16 +158,16 @@ func runFacts(runs []*report.Record) Facts {
 	for _, r := range runs {
 		f.Header = append(f.Header, name(r))
 	}
-	add("status", func(r *report.Record) string { return r.Status })
-	add("database", func(r *report.Record) string { return r.Target.DB })
-	add("version", func(r *report.Record) string { return r.Target.Version })
-	add("address", func(r *report.Record) string { return strings.Join(r.Target.Address, ", ") })
-	add("host", func(r *report.Record) string { return host(r.Host) })
-	add("tsbench", func(r *report.Record) string { return r.Tool.Version + " (" + r.Tool.GoVersion + ")" })
-	add("workload fingerprint", func(r *report.Record) string { return r.Fingerprint })
-	add("started (UTC)", func(r *report.Record) string { return r.StartedAt.UTC().Format("2006-01-02 15:04:05") })
-	add("duration", func(r *report.Record) string { return r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond).String() })
-	add("verify", func(r *report.Record) string {
+	add("status", func(r *record.Record) string { return r.Status })
+	add("database", func(r *record.Record) string { return r.Target.DB })
+	add("version", func(r *record.Record) string { return r.Target.Version })
+	add("address", func(r *record.Record) string { return strings.Join(r.Target.Address, ", ") })
+	add("host", func(r *record.Record) string { return host(r.Host) })
+	add("tsbench", func(r *record.Record) string { return r.Tool.Version + " (" + r.Tool.GoVersion + ")" })
+	add("workload fingerprint", func(r *record.Record) string { return r.Fingerprint })
+	add("started (UTC)", func(r *record.Record) string { return r.StartedAt.UTC().Format("2006-01-02 15:04:05") })
+	add("duration", func(r *record.Record) string { return r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond).String() })
+	add("verify", func(r *record.Record) string {
 		if r.Verify == nil {
 			return "not run"
 		}
@@ -174,7 +176,7 @@ func runFacts(runs []*report.Record) Facts {
 	return f
 }
 
-func host(h report.Host) string {
+func host(h record.Host) string {
 	s := fmt.Sprintf("%s (%s/%s, %d CPUs", h.Hostname, h.OS, h.Arch, h.CPUs)
 	if h.MemoryBytes > 0 {
 		s += fmt.Sprintf(", %.1f GiB", float64(h.MemoryBytes)/(1<<30))
@@ -182,7 +184,7 @@ func host(h report.Host) string {
 	return s + ")"
 }
 
-func sideFacts(sides []report.Side) Facts {
+func sideFacts(sides []compare.Side) Facts {
 	f := Facts{Header: []string{""}}
 	for i, s := range sides {
 		role := "contender"
@@ -191,7 +193,7 @@ func sideFacts(sides []report.Side) Facts {
 		}
 		f.Header = append(f.Header, role+": "+s.Label)
 	}
-	add := func(label string, val func(r *report.Record) string) {
+	add := func(label string, val func(r *record.Record) string) {
 		row := []string{label}
 		for _, s := range sides {
 			var vs []string
@@ -205,14 +207,14 @@ func sideFacts(sides []report.Side) Facts {
 		}
 		f.Rows = append(f.Rows, row)
 	}
-	add("runs", func(r *report.Record) string { return r.ID })
-	add("status", func(r *report.Record) string { return r.Status })
-	add("database", func(r *report.Record) string { return r.Target.DB })
-	add("version", func(r *report.Record) string { return r.Target.Version })
-	add("address", func(r *report.Record) string { return strings.Join(r.Target.Address, ", ") })
-	add("host", func(r *report.Record) string { return host(r.Host) })
-	add("tsbench", func(r *report.Record) string { return r.Tool.Version })
-	add("workload fingerprint", func(r *report.Record) string { return r.Fingerprint })
+	add("runs", func(r *record.Record) string { return r.ID })
+	add("status", func(r *record.Record) string { return r.Status })
+	add("database", func(r *record.Record) string { return r.Target.DB })
+	add("version", func(r *record.Record) string { return r.Target.Version })
+	add("address", func(r *record.Record) string { return strings.Join(r.Target.Address, ", ") })
+	add("host", func(r *record.Record) string { return host(r.Host) })
+	add("tsbench", func(r *record.Record) string { return r.Tool.Version })
+	add("workload fingerprint", func(r *record.Record) string { return r.Fingerprint })
 	return f
 }
 
@@ -229,7 +231,7 @@ func WritePNGs(dir string, cs []charts.Chart) ([]string, error) {
 			return paths, err
 		}
 		p := filepath.Join(dir, cs[i].Name+".png")
-		if err := report.WriteFileAtomic(p, b); err != nil {
+		if err := record.WriteFileAtomic(p, b); err != nil {
 			return paths, fmt.Errorf("write %s: %w", p, err)
 		}
 		paths = append(paths, p)

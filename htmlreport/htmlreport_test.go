@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/tsbench/tsbench/charts"
+	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 )
 
@@ -16,9 +18,9 @@ import (
 // config through the bench binary, two labelled "base" and two "pr".
 const records = "../charts/testdata/records"
 
-func load(t *testing.T, label string) []*report.Record {
+func load(t *testing.T, label string) []*record.Record {
 	t.Helper()
-	recs, _, err := report.Store{Dir: records}.Find(label)
+	recs, _, err := record.Store{Dir: records}.Find(label)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,11 +29,11 @@ func load(t *testing.T, label string) []*report.Record {
 
 func comparisonPage(t *testing.T) ([]byte, charts.Set) {
 	t.Helper()
-	base := report.Side{Label: "base", Runs: load(t, "base")}
-	pr := report.Side{Label: "pr", Runs: load(t, "pr")}
-	cmp := report.Compare(base, []report.Side{pr}, report.CompareOptions{Alpha: report.DefaultAlpha, MinEffect: 5, MinAbsMS: report.DefaultMinAbsMS})
+	base := compare.Side{Label: "base", Runs: load(t, "base")}
+	pr := compare.Side{Label: "pr", Runs: load(t, "pr")}
+	cmp := compare.New(base, []compare.Side{pr}, compare.Options{Alpha: compare.DefaultAlpha, MinEffect: 5, MinAbsMS: compare.DefaultMinAbsMS})
 	var buf bytes.Buffer
-	if err := Comparison(&buf, "test", cmp, cmp.PRTables()); err != nil {
+	if err := Comparison(&buf, "test", cmp, report.PRTables(cmp)); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes(), charts.ForComparison(cmp)

@@ -8,444 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/config"
 )
-
-// Direction says which way a metric is better.
-type Direction int
-
-// Metric directions.
-const (
-	Neutral Direction = iota
-	HigherIsBetter
-	LowerIsBetter
-)
-
-func (d Direction) String() string {
-	switch d {
-	case HigherIsBetter:
-		return "higher is better"
-	case LowerIsBetter:
-		return "lower is better"
-	}
-	return "neutral"
-}
-
-// Metric is one compared quantity. The list below is the single source of
-// the metrics compare reports and of their directions.
-type Metric struct {
-	Name      string
-	Unit      string
-	Direction Direction
-	// Latency marks metrics the noise floor (--min-abs) applies to.
-	Latency bool
-	// Quantile is the percentile a latency metric reads (100 for the
-	// maximum), 0 for the others: the gate's sample rule depends on it.
-	Quantile float64
-	value    func(op *metrics.Snapshot, seconds float64) (float64, bool)
-}
-
-func latency(q float64) func(*metrics.Snapshot, float64) (float64, bool) {
-	return func(op *metrics.Snapshot, _ float64) (float64, bool) {
-		if op.OKOps == 0 {
-			return 0, false // not reported, which is not zero
-		}
-		return op.Percentile(q), true
-	}
-}
-
-func serviceTime(q float64) func(*metrics.Snapshot, float64) (float64, bool) {
-	return func(op *metrics.Snapshot, _ float64) (float64, bool) { return op.ServicePercentile(q) }
-}
-
-// CompareMetrics are the metrics of the Rally layout, in order.
-var CompareMetrics = []Metric{
-	{Name: "throughput", Unit: "point/s", Direction: HigherIsBetter, value: func(op *metrics.Snapshot, secs float64) (float64, bool) {
-		if secs <= 0 {
-			return 0, false
-		}
-		return float64(op.OKPoints) / secs, true
-	}},
-	{Name: "mean latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
-		if op.OKOps == 0 {
-			return 0, false
-		}
-		return op.Latency().Avg, true
-	}},
-	{Name: "50th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 50, value: latency(50)},
-	{Name: "90th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 90, value: latency(90)},
-	{Name: "99th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99, value: latency(99)},
-	{Name: "99.9th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99.9, value: latency(99.9)},
-	{Name: "max latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 100, value: latency(100)},
-	// Service time, reported only by runs with a schedule (TARGET_THROUGHPUT),
-	// where latency also holds the wait behind it.
-	{Name: "50th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 50, value: serviceTime(50)},
-	{Name: "90th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 90, value: serviceTime(90)},
-	{Name: "99th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99, value: serviceTime(99)},
-	{Name: "99.9th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99.9, value: serviceTime(99.9)},
-	{Name: "error rate", Unit: "%", Direction: LowerIsBetter, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
-		n := op.OKOps + op.FailOps
-		if n == 0 {
-			return 0, false
-		}
-		return 100 * float64(op.FailOps) / float64(n), true
-	}},
-	{Name: "ok operations", Unit: "ops", Direction: Neutral, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
-		return float64(op.OKOps), true
-	}},
-}
-
-// CompareOptions tune the verdicts.
-type CompareOptions struct {
-	Alpha     float64 // family-wise significance level (Holm), DefaultAlpha
-	MinEffect float64 // percent; smaller significant changes are "~"
-	MinAbsMS  float64 // latency noise floor in ms: a change of the median smaller than this is not judged
-}
-
-// Side is one column group: a label and its runs (repeats).
-type Side struct {
-	Label string
-	Runs  []*Record
-}
-
-// Key identifies a compared row: metric, phase group and operation.
-type Key struct {
-	Metric string
-	Phase  string // "main", "ingest", "query round 1", ...
-	Round  int
-	Op     string
-}
-
-// Cell is one side's value of a row: the per-run values and their median.
-type Cell struct {
-	Values []float64 `json:"values,omitempty"`
-	Median float64   `json:"median"`
-	OK     bool      `json:"reported"`
-	// Fewest is the smallest number of successful operations behind a
-	// value, over the runs: the percentile sample rule reads it.
-	Fewest int64 `json:"fewest_samples,omitempty"`
-}
-
-// Change is a contender cell against the baseline.
-type Change struct {
-	Cell
-	Diff    float64 `json:"diff"`
-	DiffPct float64 `json:"diff_pct"` // ±Inf from a zero baseline, NaN when both are 0
-	Ratio   float64 `json:"ratio"`    // as DiffPct
-	P       float64 `json:"p,omitempty"`
-	AdjP    float64 `json:"p_holm,omitempty"` // P adjusted over every tested row of this contender
-	Verdict string  `json:"verdict"`          // better, worse, ~, or "" when there is nothing to judge
-	Note    string  `json:"note,omitempty"`
-	Tested  bool    `json:"tested"`
-	// Untestable says why a gated row could not be tested; the gate
-	// reports it rather than passing it in silence.
-	Untestable string `json:"untestable,omitempty"`
-}
-
-// Row is one metric of one operation in one phase.
-type Row struct {
-	Key       Key
-	Metric    Metric
-	Baseline  Cell
-	Contender []Change
-}
-
-// Comparison is the result of comparing a baseline with contenders.
-type Comparison struct {
-	Baseline   Side
-	Contenders []Side
-	Rows       []Row
-	// ServerRows compare the database's own figures (Rally's node-level
-	// metrics): reported with their differences, never judged or gated,
-	// since a count or a size that changes is information, not a regression.
-	ServerRows []Row
-	Options    CompareOptions
-	Warnings   []string
-}
-
-func phaseKey(p *Phase) string {
-	if p.Round > 0 {
-		return fmt.Sprintf("%s round %d", p.Name, p.Round)
-	}
-	return p.Name
-}
-
-// sample is one run's value of a row and the successful operations behind it.
-type sample struct {
-	v float64
-	n int64
-}
-
-// values extracts every metric of every operation of a record.
-func values(rec *Record) (map[Key]sample, []Key) {
-	out := map[Key]sample{}
-	var order []Key
-	for i := range rec.Phases {
-		p := &rec.Phases[i]
-		for _, op := range p.Operations {
-			for _, m := range CompareMetrics {
-				v, ok := m.value(op, p.Seconds)
-				if !ok {
-					continue
-				}
-				k := Key{Metric: m.Name, Phase: phaseKey(p), Round: p.Round, Op: op.Operation}
-				if _, seen := out[k]; !seen {
-					order = append(order, k)
-				}
-				out[k] = sample{v, op.OKOps}
-			}
-		}
-	}
-	return out, order
-}
-
-// Compare builds the comparison. Runs within a side must share a workload
-// fingerprint with the baseline; mismatches are the caller's to refuse.
-func Compare(base Side, contenders []Side, opt CompareOptions) *Comparison {
-	cmp := &Comparison{Baseline: base, Contenders: contenders, Options: opt}
-	type sideVals struct {
-		per []map[Key]sample
-	}
-	collect := func(s Side) (sideVals, []Key) {
-		var sv sideVals
-		var order []Key
-		for _, r := range s.Runs {
-			v, o := values(r)
-			sv.per = append(sv.per, v)
-			order = append(order, o...)
-		}
-		return sv, order
-	}
-	bv, order := collect(base)
-	var cvs []sideVals
-	for _, c := range contenders {
-		cv, o := collect(c)
-		cvs = append(cvs, cv)
-		order = append(order, o...)
-	}
-	seen := map[Key]bool{}
-	var keys []Key
-	for _, k := range order {
-		if !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-		}
-	}
-	metricOf := map[string]Metric{}
-	for _, m := range CompareMetrics {
-		metricOf[m.Name] = m
-	}
-	cell := func(sv sideVals, k Key) Cell {
-		var c Cell
-		for _, per := range sv.per {
-			if v, ok := per[k]; ok {
-				if len(c.Values) == 0 || v.n < c.Fewest {
-					c.Fewest = v.n
-				}
-				c.Values = append(c.Values, v.v)
-			}
-		}
-		if len(c.Values) > 0 {
-			c.OK = true
-			c.Median = median(c.Values)
-		}
-		return c
-	}
-	mixed := mixedPhases(append([]Side{base}, contenders...))
-	for _, k := range keys {
-		m := metricOf[k.Metric]
-		row := Row{Key: k, Metric: m, Baseline: cell(bv, k)}
-		why := ""
-		if mixed[k.Phase] && m.Name == "throughput" && k.Op != ingestion {
-			why = "not gated: in a phase that also writes, the points a query returns depend on how far the writers got"
-		}
-		for i := range contenders {
-			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(cvs[i], k), opt, why))
-		}
-		cmp.Rows = append(cmp.Rows, row)
-	}
-	for i := range contenders {
-		decide(cmp.Rows, i, opt)
-	}
-	// Rows in metric order, then phase, then operation as first seen.
-	rank := map[string]int{}
-	for i, m := range CompareMetrics {
-		rank[m.Name] = i
-	}
-	sort.SliceStable(cmp.Rows, func(i, j int) bool { return rank[cmp.Rows[i].Key.Metric] < rank[cmp.Rows[j].Key.Metric] })
-	cmp.ServerRows = serverRows(base, contenders, opt)
-	return cmp
-}
-
-// serverRows compares the server metrics of the sides, in the order the
-// records list them. A metric a side does not report is "not reported",
-// not zero.
-func serverRows(base Side, contenders []Side, opt CompareOptions) []Row {
-	var order []string
-	units := map[string]string{}
-	cell := func(s Side, name string) Cell {
-		var c Cell
-		for _, r := range s.Runs {
-			for _, m := range r.ServerMetrics {
-				if m.Name == name {
-					c.Values = append(c.Values, m.Value)
-				}
-			}
-		}
-		if len(c.Values) > 0 {
-			c.OK, c.Median = true, median(c.Values)
-		}
-		return c
-	}
-	for _, s := range append([]Side{base}, contenders...) {
-		for _, r := range s.Runs {
-			for _, m := range r.ServerMetrics {
-				if _, seen := units[m.Name]; !seen {
-					order = append(order, m.Name)
-				}
-				units[m.Name] = m.Unit
-			}
-		}
-	}
-	var rows []Row
-	for _, name := range order {
-		m := Metric{Name: name, Unit: units[name], Direction: Neutral}
-		row := Row{Key: Key{Metric: name, Phase: "server"}, Metric: m, Baseline: cell(base, name)}
-		for _, c := range contenders {
-			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(c, name), opt, ""))
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-// judge compares one contender cell with the baseline: the difference, and
-// for a gated row either a decision that needs no test (below the noise
-// floor, nothing to compare), a reason it cannot be tested, or Tested with
-// the raw p-value, which decide turns into a verdict once every row's p is
-// known.
-func judge(m Metric, b, c Cell, opt CompareOptions, notGated string) Change {
-	ch := Change{Cell: c, DiffPct: math.NaN(), Ratio: math.NaN()}
-	// A side without a value has no samples: the rule reads the other
-	// side's, so that a contender whose every operation failed is untested,
-	// not "too few samples".
-	fewest := min(b.Fewest, c.Fewest)
-	switch {
-	case !b.OK:
-		fewest = c.Fewest
-	case !c.OK:
-		fewest = b.Fewest
-	}
-	gate, why := gated(m, fewest)
-	if notGated != "" {
-		gate, why = false, notGated
-	}
-	switch {
-	case !b.OK && !c.OK:
-		ch.Note = "not reported"
-		return ch
-	case !b.OK:
-		ch.Note = "missing in the baseline"
-		if gate {
-			ch.Untestable = "no successful operation in the baseline"
-		}
-		return ch
-	case !c.OK:
-		ch.Note = "missing in the contender"
-		if gate {
-			ch.Untestable = "no successful operation in the contender"
-		}
-		return ch
-	}
-	ch.Diff = c.Median - b.Median
-	switch {
-	case b.Median != 0:
-		ch.DiffPct = 100 * ch.Diff / b.Median
-		ch.Ratio = c.Median / b.Median
-	case ch.Diff != 0:
-		// From nothing to something (errors where there were none): an
-		// unbounded change, not an unknown one.
-		ch.DiffPct = math.Copysign(math.Inf(1), ch.Diff)
-		ch.Ratio = math.Inf(1)
-	}
-	if !gate {
-		ch.Note = why
-		return ch
-	}
-	nb, nc := len(b.Values), len(c.Values)
-	switch {
-	case m.Name == "error rate" && b.Median == 100 && c.Median == 100:
-		ch.Untestable = "every operation failed on both sides"
-	case m.Latency && opt.MinAbsMS > 0 && math.Abs(ch.Diff) < opt.MinAbsMS:
-		ch.Verdict = "~"
-		ch.Note = fmt.Sprintf("change below the noise floor (--min-abs %g ms)", opt.MinAbsMS)
-	case ch.Diff == 0 && allEqual(b.Values, c.Values):
-		ch.Verdict = "~"
-		ch.Note = "identical"
-	case nb < MinRuns || nc < MinRuns:
-		ch.Untestable = fmt.Sprintf("n=%d+%d: a test needs %d runs a side", nb, nc, MinRuns)
-	default:
-		ch.Tested, ch.P = true, Welch(b.Values, c.Values)
-	}
-	if ch.Untestable != "" {
-		ch.Verdict = Untested
-		ch.Note = ch.Untestable
-	}
-	return ch
-}
-
-// Untested is the verdict of a gated row that could not be tested.
-const Untested = "untested"
-
-func allEqual(a, b []float64) bool {
-	for _, xs := range [][]float64{a, b} {
-		for _, x := range xs {
-			if x != a[0] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// geomeans returns, per metric and contender, the geometric mean of the
-// ratios over rows both sides report with positive values.
-func (c *Comparison) geomeans() map[string][]struct {
-	g float64
-	n int
-} {
-	out := map[string][]struct {
-		g float64
-		n int
-	}{}
-	for _, r := range c.Rows {
-		if _, ok := out[r.Key.Metric]; !ok {
-			out[r.Key.Metric] = make([]struct {
-				g float64
-				n int
-			}, len(c.Contenders))
-		}
-		for i, ch := range r.Contender {
-			if r.Baseline.OK && ch.OK && r.Baseline.Median > 0 && ch.Median > 0 {
-				e := &out[r.Key.Metric][i]
-				e.g += math.Log(ch.Median / r.Baseline.Median)
-				e.n++
-			}
-		}
-	}
-	for _, es := range out {
-		for i := range es {
-			if es[i].n > 0 {
-				es[i].g = math.Exp(es[i].g / float64(es[i].n))
-			}
-		}
-	}
-	return out
-}
 
 // opLabel names an operation with its phase when the phase is not the
 // run's only one.
-func opLabel(k Key) string {
+func opLabel(k compare.Key) string {
 	if k.Phase == "main" {
 		return k.Op
 	}
@@ -468,16 +37,6 @@ func num(x float64) string {
 	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
-func pct(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "n/a"
-	case math.IsInf(x, 0):
-		return fmt.Sprintf("%cinf%%", "+-"[boolInt(x < 0)])
-	}
-	return fmt.Sprintf("%+.2f%%", x)
-}
-
 func ratio(x float64) string {
 	switch {
 	case math.IsNaN(x):
@@ -488,14 +47,7 @@ func ratio(x float64) string {
 	return strconv.FormatFloat(x, 'f', 2, 64)
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func cellText(c Cell) string {
+func cellText(c compare.Cell) string {
 	if !c.OK {
 		return "-"
 	}
@@ -505,18 +57,18 @@ func cellText(c Cell) string {
 // RallyTables renders the comparison in Rally's layout (Metric, Operation,
 // Baseline, Contender, Diff, Unit, Diff %), plus Ratio, Verdict and a note,
 // with one column group per contender and a geomean row per metric.
-func (c *Comparison) RallyTables() []Table {
+func RallyTables(c *compare.Comparison) []Table {
 	header := []string{"Metric", "Operation", "Baseline (" + c.Baseline.Label + ")"}
 	for _, s := range c.Contenders {
 		l := s.Label
 		header = append(header, "Contender ("+l+")", "Diff", "Unit", "Diff %", "Ratio", "Verdict", "Note")
 	}
 	t := Table{Title: fmt.Sprintf("Comparison: %s vs %s", c.Baseline.Label, contenderLabels(c.Contenders)), Header: header, LeftColumns: 2}
-	g := c.geomeans()
+	g := c.Geomeans()
 	last := ""
 	for _, r := range c.Rows {
 		if last != "" && r.Key.Metric != last {
-			t.Rows = append(t.Rows, c.geomeanRow(last, g))
+			t.Rows = append(t.Rows, geomeanRow(c, last, g))
 		}
 		last = r.Key.Metric
 		row := []string{r.Key.Metric, opLabel(r.Key), cellText(r.Baseline)}
@@ -525,14 +77,14 @@ func (c *Comparison) RallyTables() []Table {
 			if r.Baseline.OK && ch.OK {
 				diff = num(ch.Diff)
 			}
-			row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, pct(ch.DiffPct), ratio(ch.Ratio), ch.Verdict, ch.Note)
+			row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, compare.Pct(ch.DiffPct), ratio(ch.Ratio), ch.Verdict, ch.Note)
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	if last != "" {
-		t.Rows = append(t.Rows, c.geomeanRow(last, g))
+		t.Rows = append(t.Rows, geomeanRow(c, last, g))
 	}
-	t.Notes = c.notes()
+	t.Notes = notes(c)
 	t.Lead = c.Differences()
 	out := []Table{t}
 	if len(c.ServerRows) > 0 {
@@ -549,7 +101,7 @@ func (c *Comparison) RallyTables() []Table {
 				if r.Baseline.OK && ch.OK {
 					diff = num(ch.Diff)
 				}
-				row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, pct(ch.DiffPct), ratio(ch.Ratio), ch.Note)
+				row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, compare.Pct(ch.DiffPct), ratio(ch.Ratio), ch.Note)
 			}
 			st.Rows = append(st.Rows, row)
 		}
@@ -558,38 +110,35 @@ func (c *Comparison) RallyTables() []Table {
 	return out
 }
 
-func (c *Comparison) geomeanRow(metric string, g map[string][]struct {
-	g float64
-	n int
-}) []string {
+func geomeanRow(c *compare.Comparison, metric string, g map[string][]compare.Geomean) []string {
 	row := []string{metric, "geomean", ""}
 	unit := ""
-	for _, m := range CompareMetrics {
+	for _, m := range compare.Metrics {
 		if m.Name == metric {
 			unit = m.Unit
 		}
 	}
 	for i := range c.Contenders {
 		e := g[metric][i]
-		if e.n == 0 {
+		if e.Rows == 0 {
 			row = append(row, "", "", unit, "n/a", "n/a", "", "no rows on both sides")
 			continue
 		}
-		row = append(row, "", "", unit, pct(100*(e.g-1)), ratio(e.g), "", fmt.Sprintf("over %d rows; a summary, not a test", e.n))
+		row = append(row, "", "", unit, compare.Pct(100*(e.Ratio-1)), ratio(e.Ratio), "", fmt.Sprintf("over %d rows; a summary, not a test", e.Rows))
 	}
 	return row
 }
 
-func (c *Comparison) notes() []string {
+func notes(c *compare.Comparison) []string {
 	n := []string{
 		fmt.Sprintf("Verdicts: Welch's t-test, two-sided, on the per-run values of each side (medians shown); p(Holm) adjusts p over every tested row of a contender (Holm–Bonferroni: the chance of any false alarm stays below α=%g); ~ = no significant change, a change below --min-effect %g%%, or a latency change below the noise floor (--min-abs %g ms); Ratio = contender / baseline.", c.Options.Alpha, c.Options.MinEffect, c.Options.MinAbsMS),
-		GateRules,
+		compare.GateRules,
 		"Directions: throughput higher is better; latency and error rate lower is better; ok operations neutral.",
 	}
 	for _, r := range c.Rows {
 		for _, ch := range r.Contender {
 			if ch.Untestable != "" {
-				n = append(n, "\""+Untested+"\": a gated row that could not be tested (the reason is in the note); bench compare --fail-above then exits 4 rather than pass in silence, unless --untested=ratio judges such rows by their ratio.")
+				n = append(n, "\""+compare.Untested+"\": a gated row that could not be tested (the reason is in the note); bench compare --fail-above then exits 4 rather than pass in silence, unless --untested=ratio judges such rows by their ratio.")
 				return append(n, c.Warnings...)
 			}
 		}
@@ -597,12 +146,7 @@ func (c *Comparison) notes() []string {
 	return append(n, c.Warnings...)
 }
 
-// GateRules says which rows the gate judges, in the words of the reports
-// and of bench compare --help.
-var GateRules = fmt.Sprintf("Gated rows: throughput (of queries only in phases that do not also write), mean latency and error rate of every operation and round; latency only where every run of both sides has at least 10/(1−q) successful operations: %d for the mean, %d for the median (latency and service time), %d for P90, %d for P99, %d for P99.9; the maximum never; a test needs %d runs a side (5 recommended).",
-	tailSamples, neededSamples(50), neededSamples(90), neededSamples(99), neededSamples(99.9), MinRuns)
-
-func contenderLabels(ss []Side) string {
+func contenderLabels(ss []compare.Side) string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, s.Label)
@@ -623,7 +167,7 @@ func ShortLabel(l string) string {
 // PRTables renders the PR-report layout of the IoTDB weekly report: one row
 // per operation or query variant (mean latency, ms; ingestion throughput
 // first), and per round the columns baseline, contender, contender/baseline.
-func (c *Comparison) PRTables() []Table {
+func PRTables(c *compare.Comparison) []Table {
 	// Column groups: the query rounds, or the run's phases when it has none.
 	var groups []string
 	seenG := map[string]bool{}
@@ -656,7 +200,7 @@ func (c *Comparison) PRTables() []Table {
 	}
 	header = append(header, "Note")
 	t := Table{Title: fmt.Sprintf("PR report: %s vs %s (mean latency in ms unless the row says otherwise)", bl, contenderLabels(c.Contenders)), Header: header, Lead: c.Differences()}
-	// Row order: ingestion throughput, INGESTION latency, then operations as first seen.
+	// compare.Row order: ingestion throughput, INGESTION latency, then operations as first seen.
 	var ops []string
 	seenOp := map[string]bool{}
 	for _, r := range c.Rows {
@@ -665,13 +209,13 @@ func (c *Comparison) PRTables() []Table {
 			ops = append(ops, r.Key.Op)
 		}
 	}
-	sort.SliceStable(ops, func(i, j int) bool { return ops[i] == "INGESTION" && ops[j] != "INGESTION" })
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i] == config.Ingestion && ops[j] != config.Ingestion })
 	type line struct {
 		label, metric, op string
 	}
 	var lines []line
-	if seenOp["INGESTION"] {
-		lines = append(lines, line{"throughput (point/s)", "throughput", "INGESTION"})
+	if seenOp[config.Ingestion] {
+		lines = append(lines, line{"throughput (point/s)", "throughput", config.Ingestion})
 	}
 	for _, op := range ops {
 		lines = append(lines, line{op, "mean latency", op})
@@ -709,8 +253,8 @@ func (c *Comparison) PRTables() []Table {
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = []string{"Ratios are contender/baseline; marked ↑ significantly better, ↓ significantly worse, ~ no significant change " +
-		fmt.Sprintf("(Welch's t-test with Holm's correction over every tested row, family-wise α=%g; --min-effect %g%%; latency changes below --min-abs %g ms not judged).", c.Options.Alpha, c.Options.MinEffect, c.Options.MinAbsMS), GateRules}
-	if hasRounds && seenOp["INGESTION"] {
+		fmt.Sprintf("(Welch's t-test with Holm's correction over every tested row, family-wise α=%g; --min-effect %g%%; latency changes below --min-abs %g ms not judged).", c.Options.Alpha, c.Options.MinEffect, c.Options.MinAbsMS), compare.GateRules}
+	if hasRounds && seenOp[config.Ingestion] {
 		t.Notes[0] += " The ingestion rows come from the ingest phase before the query rounds."
 	}
 	if len(untested) > 0 {
@@ -719,7 +263,7 @@ func (c *Comparison) PRTables() []Table {
 			ns = append(ns, n)
 		}
 		sort.Strings(ns)
-		t.Notes = append(t.Notes, fmt.Sprintf("Unmarked ratios are untested (%s): until each side has %d or more runs (bench run --repeat 5), a ratio is one sample, not a verdict.", strings.Join(ns, "; "), MinRuns))
+		t.Notes = append(t.Notes, fmt.Sprintf("Unmarked ratios are untested (%s): until each side has %d or more runs (bench run --repeat 5), a ratio is one sample, not a verdict.", strings.Join(ns, "; "), compare.MinRuns))
 	}
 	t.Notes = append(t.Notes, c.Warnings...)
 	return []Table{t}
@@ -737,14 +281,14 @@ func dedupe(xs []string) []string {
 	return out
 }
 
-func noteOf(ch Change) string {
-	if ch.Verdict == "" || ch.Verdict == "~" || ch.Verdict == Untested {
+func noteOf(ch compare.Change) string {
+	if ch.Verdict == "" || ch.Verdict == "~" || ch.Verdict == compare.Untested {
 		return ch.Note
 	}
 	return ch.Verdict + " (" + ch.Note + ")"
 }
 
-func verdictMark(ch Change) string {
+func verdictMark(ch compare.Change) string {
 	switch ch.Verdict {
 	case "better":
 		return " ↑"
@@ -756,25 +300,25 @@ func verdictMark(ch Change) string {
 	return ""
 }
 
-func findRow(metric, op, phase string, rows []Row) (Row, bool) {
+func findRow(metric, op, phase string, rows []compare.Row) (compare.Row, bool) {
 	for _, r := range rows {
 		if r.Key.Metric == metric && r.Key.Op == op && r.Key.Phase == phase {
 			return r, true
 		}
 	}
-	return Row{}, false
+	return compare.Row{}, false
 }
 
-func findRowAnyPhase(metric, op string, rows []Row) (Row, bool) {
+func findRowAnyPhase(metric, op string, rows []compare.Row) (compare.Row, bool) {
 	for _, r := range rows {
 		if r.Key.Metric == metric && r.Key.Op == op {
 			return r, true
 		}
 	}
-	return Row{}, false
+	return compare.Row{}, false
 }
 
-func cellOr(r Row, ok bool, contender int) string {
+func cellOr(r compare.Row, ok bool, contender int) string {
 	if !ok {
 		return "-"
 	}
@@ -784,7 +328,7 @@ func cellOr(r Row, ok bool, contender int) string {
 	return cellText(r.Contender[contender].Cell)
 }
 
-// JSON is the comparison in machine-readable form.
+// comparisonJSON is the comparison in machine-readable form.
 type comparisonJSON struct {
 	Baseline   sideJSON   `json:"baseline"`
 	Contenders []sideJSON `json:"contenders"`
@@ -809,12 +353,12 @@ type rowJSON struct {
 	Direction  string       `json:"direction"`
 	Phase      string       `json:"phase"`
 	Operation  string       `json:"operation"`
-	Baseline   Cell         `json:"baseline"`
+	Baseline   compare.Cell `json:"baseline"`
 	Contenders []changeJSON `json:"contenders"`
 }
 
 type changeJSON struct {
-	Cell
+	compare.Cell
 	Diff    *float64 `json:"diff,omitempty"`
 	DiffPct *float64 `json:"diff_pct,omitempty"`
 	Ratio   *float64 `json:"ratio,omitempty"`
@@ -833,10 +377,10 @@ func finite(x float64, ok bool) *float64 {
 	return &x
 }
 
-// JSON returns the comparison as a JSON-encodable value (n/a values are
+// ComparisonJSON returns the comparison as a JSON-encodable value (n/a values are
 // omitted rather than encoded as 0).
-func (c *Comparison) JSON() any {
-	side := func(s Side) sideJSON {
+func ComparisonJSON(c *compare.Comparison) any {
+	side := func(s compare.Side) sideJSON {
 		j := sideJSON{Label: s.Label}
 		for _, r := range s.Runs {
 			j.Runs = append(j.Runs, r.ID)
@@ -847,7 +391,7 @@ func (c *Comparison) JSON() any {
 	for _, s := range c.Contenders {
 		out.Contenders = append(out.Contenders, side(s))
 	}
-	for _, r := range append(append([]Row(nil), c.Rows...), c.ServerRows...) {
+	for _, r := range append(append([]compare.Row(nil), c.Rows...), c.ServerRows...) {
 		rj := rowJSON{Metric: r.Key.Metric, Unit: r.Metric.Unit, Direction: r.Metric.Direction.String(), Phase: r.Key.Phase, Operation: r.Key.Op, Baseline: r.Baseline}
 		for _, ch := range r.Contender {
 			both := r.Baseline.OK && ch.OK
@@ -858,34 +402,34 @@ func (c *Comparison) JSON() any {
 	return out
 }
 
-// ingestion is the runner's name of the write operation.
-const ingestion = "INGESTION"
+// Layout is a layout of a comparison's tables (--layout).
+type Layout string
 
-// mixedPhases are the phases (by key) in which some run both wrote and
-// queried: there a query's result, and so its points per second, depends
-// on how much the writers had written when it ran, not only on the database.
-func mixedPhases(sides []Side) map[string]bool {
-	out := map[string]bool{}
-	for _, s := range sides {
-		for _, r := range s.Runs {
-			for i := range r.Phases {
-				p := &r.Phases[i]
-				writes, queries := false, false
-				for _, op := range p.Operations {
-					if op.OKOps+op.FailOps == 0 {
-						continue
-					}
-					if op.Operation == ingestion {
-						writes = true
-					} else {
-						queries = true
-					}
-				}
-				if writes && queries {
-					out[phaseKey(p)] = true
-				}
-			}
+// The layouts: Rally's (RallyTables) and the PR report's (PRTables).
+const (
+	Rally Layout = "rally"
+	PR    Layout = "pr"
+)
+
+// Layouts are the layouts of a comparison's tables.
+var Layouts = []Layout{Rally, PR}
+
+// ParseLayout checks a --layout value.
+func ParseLayout(s string) (Layout, error) {
+	var names []string
+	for _, l := range Layouts {
+		if string(l) == s {
+			return l, nil
 		}
+		names = append(names, string(l))
 	}
-	return out
+	return "", fmt.Errorf("--layout=%s is not a layout (valid: %s)", s, strings.Join(names, ", "))
+}
+
+// Tables lays a comparison out.
+func (l Layout) Tables(c *compare.Comparison) []Table {
+	if l == PR {
+		return PRTables(c)
+	}
+	return RallyTables(c)
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/tsbench/tsbench/record"
 )
 
 // ResultHeader is iot-benchmark's Result Matrix header, exactly.
@@ -18,7 +20,7 @@ var LatencyHeader = []string{"Operation", "AVG", "MIN", "P10", "P25", "MEDIAN", 
 var ThroughputHeader = []string{"Operation", "min", "mean", "median", "max", "windows"}
 
 // phaseTitle names a phase group in table titles.
-func phaseTitle(p *Phase) string {
+func phaseTitle(p *record.Phase) string {
 	if p.Round > 0 {
 		return fmt.Sprintf("%s, round %d", p.Name, p.Round)
 	}
@@ -27,8 +29,8 @@ func phaseTitle(p *Phase) string {
 
 // PhaseGroups gathers phases by (name, round) in first-seen order: the query
 // variants of one round are run as phases of their own but read as one table.
-func PhaseGroups(rec *Record) [][]*Phase {
-	var out [][]*Phase
+func PhaseGroups(rec *record.Record) [][]*record.Phase {
+	var out [][]*record.Phase
 	idx := map[string]int{}
 	for i := range rec.Phases {
 		p := &rec.Phases[i]
@@ -46,7 +48,7 @@ func PhaseGroups(rec *Record) [][]*Phase {
 
 // PhaseTables returns the tables of a group of phases (one row per
 // operation; each row's throughput uses its own phase's elapsed time).
-func PhaseTables(group []*Phase) []Table {
+func PhaseTables(group []*record.Phase) []Table {
 	title := phaseTitle(group[0])
 	res := Table{Title: "Result Matrix (" + title + ")", Header: ResultHeader}
 	lat := Table{Title: "Latency (ms) Matrix (" + title + ")", Header: LatencyHeader}
@@ -98,7 +100,7 @@ func PhaseTables(group []*Phase) []Table {
 }
 
 // RunTables returns the tables of every phase of a run.
-func RunTables(rec *Record) []Table {
+func RunTables(rec *record.Record) []Table {
 	var out []Table
 	for _, g := range PhaseGroups(rec) {
 		out = append(out, PhaseTables(g)...)
@@ -127,18 +129,18 @@ func RunTables(rec *Record) []Table {
 
 // WriteRun prints a run: a summary header (text and markdown), then its
 // tables; json prints the whole record.
-func WriteRun(w io.Writer, format string, rec *Record) error {
-	if format == "json" {
+func WriteRun(w io.Writer, format Format, rec *record.Record) error {
+	if format == JSON {
 		return WriteJSON(w, rec)
 	}
-	if format != "csv" {
+	if format != CSV {
 		fmt.Fprintf(w, "Run %s", rec.ID)
 		if rec.Label != "" {
 			fmt.Fprintf(w, " (%s)", rec.Label)
 		}
 		fmt.Fprintf(w, ": %s on %s, %s, started %s\n", rec.Target.DB, nonEmpty(rec.Target.Version, "unknown version"), rec.Status, rec.StartedAt.UTC().Format("2006-01-02 15:04:05Z"))
 		switch {
-		case rec.Error != "" && rec.Status == StatusFailed:
+		case rec.Error != "" && rec.Status == record.StatusFailed:
 			fmt.Fprintf(w, "Failed: %s\n", rec.Error)
 		case rec.Error != "":
 			fmt.Fprintf(w, "Stopped early: %s\n", rec.Error)

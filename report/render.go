@@ -1,3 +1,6 @@
+// Package report lays out what records and comparisons hold, as tables in
+// text, Markdown, CSV and JSON: iot-benchmark's Result and Latency matrices
+// of a run, and compare's Rally and PR layouts and its JSON form.
 package report
 
 import (
@@ -6,25 +9,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
-
-// Formats are the output formats of every table-printing command.
-var Formats = []string{"text", "markdown", "csv", "json"}
-
-// CheckFormat validates a --format value.
-func CheckFormat(f string) error {
-	for _, ok := range Formats {
-		if f == ok {
-			return nil
-		}
-	}
-	return fmt.Errorf("--format=%s is not a format tsbench writes (valid: %s)", f, strings.Join(Formats, ", "))
-}
 
 // Table is a titled grid of cells; the first column is a row label, the
 // others are right-aligned numbers.
@@ -43,9 +32,9 @@ type Table struct {
 
 // WriteTables renders tables as text, markdown or csv. JSON callers encode
 // their own structures with WriteJSON.
-func WriteTables(w io.Writer, format string, tables []Table) error {
+func WriteTables(w io.Writer, format Format, tables []Table) error {
 	switch format {
-	case "csv":
+	case CSV:
 		cw := csv.NewWriter(w)
 		for i, t := range tables {
 			if i > 0 {
@@ -60,7 +49,7 @@ func WriteTables(w io.Writer, format string, tables []Table) error {
 		}
 		cw.Flush()
 		return cw.Error()
-	case "markdown":
+	case Markdown:
 		for i, t := range tables {
 			if i > 0 {
 				fmt.Fprintln(w)

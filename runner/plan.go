@@ -20,9 +20,6 @@ import (
 // are the query families.
 const Write = 0
 
-// IngestionName is the report name of write operations.
-const IngestionName = "INGESTION"
-
 // Plan is what a run will do. It is pure: computing it touches no database,
 // so a bad configuration fails before anything starts.
 type Plan struct {
@@ -232,7 +229,7 @@ func Schedule(counts [config.NumOperations]int64) []int {
 // OperationName is the report name of an operation index.
 func OperationName(i int) string {
 	if i == Write {
-		return IngestionName
+		return config.Ingestion
 	}
 	return queries.FamilyByIndex(i).String()
 }

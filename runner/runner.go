@@ -227,7 +227,7 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 		return w.phase(ctx, mixedWork(p))
 	case StepIngest:
 		wk := work{name: "ingest", schedule: p.IngestSchedule(), queries: p.Queries}
-		wk.names[Write] = IngestionName
+		wk.names[Write] = config.Ingestion
 		return w.phase(ctx, wk)
 	case StepLifecycle:
 		name := ""
@@ -527,9 +527,9 @@ func waited(due, start time.Time) time.Duration {
 	return max(start.Sub(due), 0)
 }
 
-// record adds one request's outcome: with a schedule (wait ≥ 0) latency
+// recordOp adds one request's outcome: with a schedule (wait ≥ 0) latency
 // and service time apart, else the request's time as its latency.
-func record(op *metrics.Op, start time.Time, d, wait time.Duration, points int64, err error) {
+func recordOp(op *metrics.Op, start time.Time, d, wait time.Duration, points int64, err error) {
 	if wait < 0 {
 		op.Record(start, d, points, err)
 		return
@@ -593,7 +593,7 @@ func (cl *client) write(ctx, limit context.Context, due time.Time) {
 			cl.ops[Write].RecordPartial(start, d, pts-partial.Failed, partial.Failed, err)
 			cl.points.Add(pts - partial.Failed)
 		default:
-			record(cl.ops[Write], start, d, waited(due, start), pts, err)
+			recordOp(cl.ops[Write], start, d, waited(due, start), pts, err)
 		}
 		if err == nil {
 			cl.points.Add(pts)
@@ -652,5 +652,5 @@ func (cl *client) query(ctx context.Context, f queries.Family, due time.Time) {
 	if err != nil {
 		n = 0
 	}
-	record(cl.ops[int(f)], start, d, waited(due, start), n, err)
+	recordOp(cl.ops[int(f)], start, d, waited(due, start), n, err)
 }

@@ -97,7 +97,7 @@ func TestPureWriteTotals(t *testing.T) {
 	if err != nil || res.Stopped != nil {
 		t.Fatal(err, res.Stopped)
 	}
-	s := op(res.Phases[0], IngestionName)
+	s := op(res.Phases[0], config.Ingestion)
 	if s.OKPoints != 7*8*5*10 || s.OKOps != 7*8 || s.FailOps != 0 {
 		t.Fatalf("INGESTION %d points in %d ops, want %d in %d", s.OKPoints, s.OKOps, 7*8*5*10, 7*8)
 	}
@@ -116,7 +116,7 @@ func TestDevicesPerWrite(t *testing.T) {
 	if err != nil || res.Stopped != nil {
 		t.Fatal(err, res.Stopped)
 	}
-	s := op(res.Phases[0], IngestionName)
+	s := op(res.Phases[0], config.Ingestion)
 	if s.OKPoints != 7*8*5*10 || s.OKOps != 7*8/2 || s.FailOps != 0 {
 		t.Fatalf("INGESTION %d points in %d ops, want %d in %d", s.OKPoints, s.OKOps, 7*8*5*10, 7*8/2)
 	}
@@ -237,7 +237,7 @@ func TestTestMaxTimeStopsTheRun(t *testing.T) {
 	if el := time.Since(t0); el > 3*time.Second {
 		t.Fatalf("TEST_MAX_TIME=300 ms, the run took %v", el)
 	}
-	s := op(res.Phases[0], IngestionName)
+	s := op(res.Phases[0], config.Ingestion)
 	if s.OKOps == 0 || s.FailOps != 0 {
 		t.Fatalf("%d ok and %d failed writes: in-flight writes must finish, not fail", s.OKOps, s.FailOps)
 	}
@@ -278,7 +278,7 @@ func BenchmarkNullPipeline(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		points += op(res.Phases[0], IngestionName).OKPoints
+		points += op(res.Phases[0], config.Ingestion).OKPoints
 	}
 	b.ReportMetric(float64(points)/b.Elapsed().Seconds(), "points/s")
 }
@@ -378,7 +378,7 @@ func TestScheduledLatencyIncludesTheClient(t *testing.T) {
 	if err != nil || res.Stopped != nil {
 		t.Fatal(err, res.Stopped)
 	}
-	w := op(res.Phases[0], IngestionName)
+	w := op(res.Phases[0], config.Ingestion)
 	l := w.Latency()
 	st, ok := w.ServiceTime()
 	t.Logf("latency %+v\n service time %+v", l, st)
@@ -491,7 +491,7 @@ func TestLatencyEndsAtTheAnswer(t *testing.T) {
 		if err != nil || res.Stopped != nil {
 			t.Fatal(err, res.Stopped)
 		}
-		for _, name := range []string{IngestionName, "PRECISE_POINT"} {
+		for _, name := range []string{config.Ingestion, "PRECISE_POINT"} {
 			s := op(res.Phases[0], name)
 			l := s.Latency()
 			if s.OKOps == 0 {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/tsbench/tsbench/adapters"
@@ -66,3 +67,25 @@ func Verify(ctx context.Context, p *Plan, cnt adapters.Counter) []DeviceCount {
 
 // settleTime bounds how long VERIFY waits for a cluster's replicas.
 const settleTime = 10 * time.Second
+
+// VerifyAll counts every device of the plan's whole workload: the plan's
+// own devices, or for an instance of a distributed run every instance's
+// (each its own device range), with one connection: `bench verify` after a
+// distributed run checks what all of them wrote.
+func VerifyAll(ctx context.Context, p *Plan, cnt adapters.Counter) ([]DeviceCount, error) {
+	c := p.Config
+	if !c.Distributed() {
+		return Verify(ctx, p, cnt), nil
+	}
+	var out []DeviceCount
+	for i := 0; i < c.BenchmarkInstances; i++ {
+		ci := *c
+		ci.BenchmarkIndex = i
+		pi, err := NewPlan(&ci)
+		if err != nil {
+			return nil, fmt.Errorf("instance %d: %w", i, err)
+		}
+		out = append(out, Verify(ctx, pi, cnt)...)
+	}
+	return out, nil
+}

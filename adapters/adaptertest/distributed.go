@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsbench/tsbench/report"
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/record"
 )
 
 // Distributed is a distributed run made for real: N processes of the bench
@@ -35,7 +36,7 @@ type Distributed struct {
 // complete workload; every merged histogram counts exactly the operations
 // merged into it; bench verify of the whole distributed workload passes.
 // It returns the instances' records and the merged one.
-func (d Distributed) Run(t testing.TB, label string) ([]*report.Record, *report.Record) {
+func (d Distributed) Run(t testing.TB, label string) ([]*record.Record, *record.Record) {
 	t.Helper()
 	sets := append([]string{"RESULTS_DIR=" + d.Results, "BENCHMARK_CLUSTER=true", fmt.Sprintf("BENCHMARK_INSTANCES=%d", d.N)}, d.Sets...)
 	args := func(cmd string, extra ...string) []string {
@@ -69,7 +70,7 @@ func (d Distributed) Run(t testing.TB, label string) ([]*report.Record, *report.
 			t.Fatalf("instance %d of %d: exit %d\n%s", i, d.N, p.code, p.out)
 		}
 	}
-	store := report.Store{Dir: d.Results}
+	store := record.Store{Dir: d.Results}
 	instances, _, err := store.Find(label)
 	if err != nil || len(instances) != d.N {
 		t.Fatalf("%d records labelled %s for %d instances (%v)", len(instances), label, d.N, err)
@@ -108,16 +109,16 @@ func (d Distributed) bench(env []string, args ...string) (string, int) {
 	return out.String(), 0
 }
 
-func checkMerged(t testing.TB, instances []*report.Record, merged *report.Record) {
+func checkMerged(t testing.TB, instances []*record.Record, merged *record.Record) {
 	t.Helper()
 	n := len(instances)
-	if merged.Status != report.StatusComplete || merged.Instance == nil || len(merged.Instance.Merged) != n {
+	if merged.Status != record.StatusComplete || merged.Instance == nil || len(merged.Instance.Merged) != n {
 		t.Fatalf("merged record: status %s (%s), instance %+v", merged.Status, merged.Error, merged.Instance)
 	}
-	ingest := func(r *report.Record) (pts int64) {
+	ingest := func(r *record.Record) (pts int64) {
 		for _, p := range r.Phases {
 			for _, o := range p.Operations {
-				if o.Operation == "INGESTION" {
+				if o.Operation == config.Ingestion {
 					pts += o.OKPoints
 				}
 			}

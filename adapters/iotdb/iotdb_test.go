@@ -22,7 +22,7 @@ import (
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/queries"
-	"github.com/tsbench/tsbench/report"
+	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/runner"
 )
 
@@ -693,7 +693,7 @@ func TestTableModelExample(t *testing.T) {
 	if !strings.Contains(string(out), "Verify: every device holds exactly the points the workload writes.") {
 		t.Fatalf("VERIFY did not pass:\n%s", out)
 	}
-	recs, errs := report.Store{Dir: dir}.List()
+	recs, errs := record.Store{Dir: dir}.List()
 	if len(errs) > 0 || len(recs) != 1 {
 		t.Fatalf("%d records, errors %v", len(recs), errs)
 	}

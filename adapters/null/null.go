@@ -20,9 +20,6 @@ import (
 	"github.com/tsbench/tsbench/queries"
 )
 
-// ingestion is the operation name of writes, as the runner reports it.
-const ingestion = "INGESTION"
-
 // Driver is the Null database (DB_SWITCH=Null).
 func Driver() adapters.Driver {
 	return adapters.Driver{
@@ -103,14 +100,14 @@ func (*Adapter) CreateSchema(ctx context.Context) error { return ctx.Err() }
 
 // Write discards the batch after the delay.
 func (a *Adapter) Write(ctx context.Context, _ *generator.Batch) error {
-	return a.wait(ctx, ingestion)
+	return a.wait(ctx, config.Ingestion)
 }
 
 // WriteDevices discards the batches after one delay: the request of
 // DEVICE_NUM_PER_WRITE devices, so that the tool's own multi-device path
 // can be measured.
 func (a *Adapter) WriteDevices(ctx context.Context, _ []*generator.Batch) error {
-	return a.wait(ctx, ingestion)
+	return a.wait(ctx, config.Ingestion)
 }
 
 // Query returns no points after the delay.

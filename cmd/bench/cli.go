@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/tsbench/tsbench/adapters/null"
 	"github.com/tsbench/tsbench/adapters/sqlite"
 	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
 )
@@ -167,7 +167,7 @@ func addRunFlags(cmd *cobra.Command, rf *runFlags) {
 	f.StringVarP(&rf.config, "config", "c", "", "config.properties file to run")
 	f.StringArrayVar(&rf.sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
 	f.StringVar(&rf.label, "label", "", "tag the run, e.g. master-a2b704d (bench show and compare find runs by label)")
-	f.StringVar(&rf.format, "format", "text", "output format: text, markdown, csv or json")
+	formatFlag(cmd, &rf.format, report.TableFormats, "output format")
 	f.BoolVar(&rf.dryRun, "dry-run", false, "print the configuration and the plan, run nothing")
 	f.IntVar(&rf.repeat, "repeat", 1, "run N times, each saved as its own record under the same label (for compare's statistics)")
 	f.StringVar(&rf.cpuProfile, "cpuprofile", "", "write tsbench's own CPU profile over the whole run to FILE (go tool pprof FILE), to see what the tool spends")
@@ -188,21 +188,25 @@ func loadConfig(path string, sets []string, stderr io.Writer) (*config.Loaded, e
 	return l, nil
 }
 
-// prepare finds the database's driver, lets it check the configuration and
-// builds the plan: everything that can reject a run before anything connects.
+// prepare finds the database's driver and builds the plan. With the
+// loader's checks (the driver's among them), it is everything that can
+// reject a run before anything connects.
 func prepare(c *config.Config) (*adapters.Driver, *runner.Plan, error) {
 	drv, err := registry().Lookup(c.DBSwitch)
 	if err != nil {
 		return nil, nil, usageError(err)
-	}
-	if errs := drv.Validate(c); len(errs) > 0 {
-		return nil, nil, usageError(errs)
 	}
 	plan, err := runner.NewPlan(c)
 	if err != nil {
 		return nil, nil, usageError(err)
 	}
 	return drv, plan, nil
+}
+
+// formatFlag adds --format for the formats a command writes, its help
+// made from them; what names the output ("output format").
+func formatFlag(cmd *cobra.Command, p *string, fs report.Formats, what string) {
+	cmd.Flags().StringVar(p, "format", string(report.Text), what+": "+fs.Help())
 }
 
 func printNotes(l *config.Loaded, w io.Writer) {
@@ -255,7 +259,8 @@ func runBenchmark(ctx context.Context, rf runFlags, stdout, stderr io.Writer) er
 }
 
 func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
-	if err := report.CheckFormat(rf.format); err != nil {
+	format, err := report.TableFormats.Parse(rf.format)
+	if err != nil {
 		return usageError(err)
 	}
 	l, err := loadConfig(rf.config, rf.sets, stderr)
@@ -274,7 +279,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	// Text and markdown go to stdout with the tables; with csv or json the
 	// tables must stay machine-readable, so the human lines go to stderr.
 	human := stdout
-	if rf.format == "csv" || rf.format == "json" {
+	if format.MachineReadable() {
 		human = stderr
 	}
 	fmt.Fprintf(human, "tsbench %s: measuring %s%s\n", toolVersion(), measured(drv, c), where(drv, c))
@@ -283,19 +288,21 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
 	c.WriteDump(human)
-	if err := stateSize(human, drv, c, plan, rf.dryRun); err != nil {
-		return err
+	size, err := runner.SizeCheck(drv, plan, rf.dryRun)
+	if err != nil {
+		return usageError(err)
 	}
+	fmt.Fprintln(human, size)
 	if rf.dryRun {
 		plan.Describe(human)
 		return nil
 	}
 	opts := runner.Options{Log: stderr, Progress: stderr, Terminal: isTerminal(stderr), StartAt: startAt}
 	res, runErr := runner.Run(ctx, plan, drv, opts)
-	rec := buildRecord(l, plan, drv, res, rf.label, runErr)
-	path, saveErr := report.Store{Dir: c.ResultsDir}.Save(rec)
+	rec := res.Record(l, drv, toolVersion(), rf.label, runErr)
+	path, saveErr := record.Store{Dir: c.ResultsDir}.Save(rec)
 	if runErr == nil {
-		if err := report.WriteRun(stdout, rf.format, rec); err != nil {
+		if err := report.WriteRun(stdout, format, rec); err != nil {
 			return failedError(fmt.Errorf("print results: %w", err))
 		}
 	}
@@ -308,7 +315,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		return failedError(runErr)
 	case res.Stopped != nil:
 		return failedError(fmt.Errorf("the run stopped early: %v (the record is marked incomplete)", res.Stopped))
-	case rec.Status == report.StatusFailed:
+	case rec.Status == record.StatusFailed:
 		return failedError(fmt.Errorf("the run failed: %s (the record keeps everything)", rec.Error))
 	}
 	return nil
@@ -324,120 +331,6 @@ func where(drv *adapters.Driver, c *config.Config) string {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// buildRecord turns a run's result into its record; a run that could not
-// even connect still gets a record, marked incomplete, so nothing is lost.
-func buildRecord(l *config.Loaded, plan *runner.Plan, drv *adapters.Driver, res *runner.Result, label string, runErr error) *report.Record {
-	c := l.Config
-	vals := c.Values()
-	rec := &report.Record{
-		SchemaVersion: report.SchemaVersion,
-		ID:            report.NewID(res.Started, label),
-		Label:         label,
-		Status:        report.StatusComplete,
-		Tool:          report.Tool{Version: toolVersion(), GoVersion: runtime.Version()},
-		Host:          report.CurrentHost(),
-		Target:        report.Target{DB: drv.Name, Version: res.ServerVersion},
-		StartedAt:     res.Started.UTC(),
-		FinishedAt:    res.Finished.UTC(),
-		Fingerprint:   report.Fingerprint(vals, c.WorkloadKeys()),
-		WorkloadKeys:  c.WorkloadKeys(),
-		Config:        vals,
-		Notes:         append(append([]string(nil), l.Notes...), res.Notes...),
-		Warnings:      l.Warnings,
-		Instance:      instanceOf(c),
-	}
-	if rec.FinishedAt.IsZero() {
-		rec.FinishedAt = time.Now().UTC()
-	}
-	if drv.Address != nil {
-		rec.Target.Address = drv.Address(c)
-	}
-	switch {
-	case runErr != nil:
-		rec.Status, rec.Error = report.StatusIncomplete, runErr.Error()
-	case res.Stopped != nil:
-		rec.Status, rec.Error = report.StatusIncomplete, res.Stopped.Error()
-	}
-	for _, s := range res.Steps {
-		st := report.Step{Name: s.Name, Phase: s.Phase, Round: s.Round, Variant: s.Variant, Seconds: s.Elapsed.Seconds(), Skipped: s.Skipped != "", Detail: s.Skipped, Output: s.Output}
-		if s.Err != nil {
-			st.Error = s.Err.Error()
-		}
-		rec.Steps = append(rec.Steps, st)
-	}
-	for _, p := range res.Phases {
-		rec.Phases = append(rec.Phases, report.Phase{Name: p.Name, Round: p.Round, Variant: p.Variant, Clients: p.Clients, StartedAt: p.Started.UTC(), Seconds: p.Elapsed.Seconds(), Operations: p.Operations})
-	}
-	if res.Verify != nil {
-		rec.Verify = verifyRecord(res.Verify)
-	}
-	for _, m := range res.ServerMetrics {
-		rec.ServerMetrics = append(rec.ServerMetrics, report.ServerMetric{Name: m.Name, Value: m.Value, Unit: m.Unit})
-	}
-	if res.ServerMetricsErr != nil {
-		rec.ServerMetricsError = res.ServerMetricsErr.Error()
-	}
-	// A run that was cut short stays incomplete; one that ran to its end
-	// fails on its operations' errors or on VERIFY.
-	if why := rec.Failure(c.MaxErrorRate); why != "" && rec.Status == report.StatusComplete {
-		rec.Status, rec.Error = report.StatusFailed, why
-	}
-	return rec
-}
-
-// verifyRecord sums the device counts of a verify into the record's form,
-// keeping every device that differs or could not be counted.
-func verifyRecord(counts []runner.DeviceCount) *report.Verify {
-	v := &report.Verify{Devices: len(counts)}
-	for _, d := range counts {
-		v.Expected += d.Expected
-		v.Found += d.Found
-		if d.Err != nil || d.Found != d.Expected {
-			m := report.Mismatch{Device: d.Device.Name, Expected: d.Expected, Found: d.Found}
-			if d.Err != nil {
-				m.Error = d.Err.Error()
-			}
-			v.Mismatches = append(v.Mismatches, m)
-		}
-	}
-	return v
-}
-
-// stateSize says how much the run writes before it starts, and refuses a
-// run whose embedded database cannot fit the free space of its disk: found
-// out after an hour, it costs the hour and fills the disk.
-func stateSize(w io.Writer, drv *adapters.Driver, c *config.Config, plan *runner.Plan, dry bool) error {
-	points := plan.Size()
-	if points == 0 {
-		fmt.Fprintln(w, "Size: this run writes nothing")
-		return nil
-	}
-	line := fmt.Sprintf("Size: this run writes %.0f points (%d rows a device, %d devices written, %d sensors)", points, plan.RowsPerDevice, plan.Schema.WrittenDevices(), len(plan.Schema.Sensors))
-	if drv.Footprint != nil {
-		need, free, where, err := drv.Footprint(c, points)
-		if err != nil {
-			line += fmt.Sprintf(", about %s in %s (free space unknown: %v)", bytesText(need), where, err)
-		} else {
-			line += fmt.Sprintf(", about %s in %s (%s free)", bytesText(need), where, bytesText(float64(free)))
-			if need > float64(free) && !dry {
-				return usageError(fmt.Errorf("the run needs about %s for %s but only %s are free there (valid: fewer points — LOOP, DEVICE_NUMBER, SENSOR_NUMBER — or a file on a larger disk)", bytesText(need), where, bytesText(float64(free))))
-			}
-		}
-	}
-	fmt.Fprintln(w, line)
-	return nil
-}
-
-func bytesText(b float64) string {
-	for _, u := range []string{"B", "KB", "MB", "GB", "TB", "PB"} {
-		if b < 1000 {
-			return fmt.Sprintf("%.3g %s", b, u)
-		}
-		b /= 1000
-	}
-	return fmt.Sprintf("%.3g EB", b)
 }
 
 // measured names the database as the user did: DB_SWITCH=OpenSearch is

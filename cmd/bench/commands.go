@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
 )
@@ -22,10 +23,11 @@ func newShow(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Print saved runs again (by id, id prefix, label or record file)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.CheckFormat(format); err != nil {
+			f, err := report.TableFormats.Parse(format)
+			if err != nil {
 				return usageError(err)
 			}
-			store := report.Store{Dir: results}
+			store := record.Store{Dir: results}
 			warned := false
 			for i, ref := range args {
 				recs, damaged, err := store.Find(ref)
@@ -37,10 +39,10 @@ func newShow(stdout, stderr io.Writer) *cobra.Command {
 					return usageError(err)
 				}
 				for j, rec := range recs {
-					if (i > 0 || j > 0) && format != "json" {
+					if (i > 0 || j > 0) && f != report.JSON {
 						fmt.Fprintln(stdout)
 					}
-					if err := report.WriteRun(stdout, format, rec); err != nil {
+					if err := report.WriteRun(stdout, f, rec); err != nil {
 						return failedError(err)
 					}
 				}
@@ -48,7 +50,7 @@ func newShow(stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, markdown, csv or json")
+	formatFlag(cmd, &format, report.TableFormats, "output format")
 	cmd.Flags().StringVar(&results, "results", resultsDir(), resultsHelp)
 	return cmd
 }
@@ -64,12 +66,12 @@ func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			if cfgPath == "" {
 				return usageError(errors.New("give a config file with -c, e.g. bench verify -c config.properties"))
 			}
-			l, err := loadConfig(cfgPath, sets, stderr)
+			// VERIFY=true lets the loader refuse a database that cannot count.
+			l, err := loadConfig(cfgPath, append(sets, "VERIFY=true"), stderr)
 			if err != nil {
 				return err
 			}
 			c := l.Config
-			c.Verify = true
 			drv, plan, err := prepare(c)
 			if err != nil {
 				return err
@@ -81,17 +83,17 @@ func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			}
 			defer a.Close()
 			cnt := a.(adapters.Counter) // Validate checked the capability
-			counts, err := verifyAll(ctx, c, plan, cnt)
+			counts, err := runner.VerifyAll(ctx, plan, cnt)
 			if err != nil {
-				return err
+				return usageError(err)
 			}
-			v := verifyRecord(counts)
+			v := runner.VerifyRecord(counts)
 			what := "a complete run"
 			if c.Distributed() {
 				what = fmt.Sprintf("complete runs of all %d instances", c.BenchmarkInstances)
 			}
 			fmt.Fprintf(stdout, "tsbench %s: verifying %s%s against %s of %s\n", toolVersion(), drv.Name, where(drv, c), what, cfgPath)
-			if err := report.WriteTables(stdout, "text", report.RunTables(&report.Record{Verify: v})); err != nil {
+			if err := report.WriteTables(stdout, report.Text, report.RunTables(&record.Record{Verify: v})); err != nil {
 				return failedError(err)
 			}
 			if !v.OK() {

@@ -5,17 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tsbench/tsbench/charts"
+	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/htmlreport"
+	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 )
+
+// compareFormats are the tables' formats and the HTML page.
+var compareFormats = report.TableFormats.With("bench compare", report.HTML)
 
 func newCompare(stdout, stderr io.Writer) *cobra.Command {
 	var (
@@ -46,7 +49,7 @@ Verdicts: Welch's t-test on the per-run values of each side; the p-values of all
 tested rows of a contender are adjusted by Holm–Bonferroni, so the chance of any
 false alarm in a comparison stays below --alpha; a change smaller than
 --min-effect percent, or a latency change smaller than --min-abs ms, is "~".
-` + wrap(report.GateRules, 80) + `
+` + wrap(compare.GateRules, 80) + `
 A gated row that cannot be tested (fewer runs, no successful operation on a
 side, every operation failed on both) is listed, never passed in silence.
 Different databases, tsbench builds, workloads (--force) or hosts are named
@@ -58,20 +61,24 @@ found no regression but could not test some gated rows (--untested=ratio judges
 them by their ratio instead).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.CheckFormat(format); err != nil && format != "html" {
-				return usageError(fmt.Errorf("--format=%s is not a format bench compare writes (valid: %s, html)", format, strings.Join(report.Formats, ", ")))
-			}
-			if pngDir != "" && format != "html" {
-				return usageError(fmt.Errorf("--png goes with --format html (the charts are the HTML page's), not --format %s", format))
-			}
-			if layout != "rally" && layout != "pr" {
-				return usageError(fmt.Errorf("--layout=%s is not a layout (valid: rally, pr)", layout))
-			}
-			if err := checkGateFlags(cmd, alpha, failAbove, minEffect, minAbs, untested); err != nil {
+			f, err := compareFormats.Parse(format)
+			if err != nil {
 				return usageError(err)
 			}
-			store := report.Store{Dir: results}
-			var sides []report.Side
+			if pngDir != "" && f != report.HTML {
+				return usageError(fmt.Errorf("--png goes with --format html (the charts are the HTML page's), not --format %s", format))
+			}
+			lay, err := report.ParseLayout(layout)
+			if err != nil {
+				return usageError(err)
+			}
+			opt := compare.Options{Alpha: alpha, MinEffect: minEffect, MinAbsMS: minAbs}
+			gated := cmd.Flags().Changed("fail-above")
+			if err := opt.Check(failAbove, gated, untested); err != nil {
+				return usageError(err)
+			}
+			store := record.Store{Dir: results}
+			var sides []compare.Side
 			var damaged []error
 			for _, ref := range args {
 				recs, bad, err := store.Find(ref)
@@ -80,75 +87,35 @@ them by their ratio instead).`,
 					warnDamaged(stderr, damaged)
 					return usageError(err)
 				}
-				label := ref
-				if len(recs) == 1 && recs[0].Label != "" && !strings.HasSuffix(ref, ".json") && recs[0].Label != ref {
-					label = recs[0].Label
-				}
-				sides = append(sides, report.Side{Label: label, Runs: recs})
+				sides = append(sides, compare.SideOf(ref, recs))
 			}
 			var warnings []string
 			for _, d := range damaged {
 				// In the report too: a damaged record may be a run of one side.
 				warnings = append(warnings, fmt.Sprintf("warning: %v; it is left out, so a side may have one run less", d))
 			}
-			base := sides[0].Runs[0]
-			var mismatched, failed []string
-			for _, s := range sides {
-				for _, r := range s.Runs {
-					if r.Fingerprint != base.Fingerprint {
-						diff := report.FingerprintDiff(base, r)
-						mismatched = append(mismatched, fmt.Sprintf("run %s (%s) has workload %s, the baseline %s: %s", r.ID, s.Label, r.Fingerprint, base.Fingerprint, strings.Join(diff, "; ")))
-					}
-					switch r.Status {
-					case report.StatusComplete:
-					case report.StatusFailed:
-						failed = append(failed, fmt.Sprintf("run %s (%s) failed: %s", r.ID, s.Label, r.Error))
-					default:
-						warnings = append(warnings, fmt.Sprintf("warning: run %s (%s) is %s: %s", r.ID, s.Label, r.Status, r.Error))
-					}
-				}
+			admitted, err := compare.Admit(sides, force)
+			if err != nil {
+				return usageError(err)
 			}
-			if len(failed) > 0 {
-				if !force {
-					return usageError(fmt.Errorf("failed runs measure failures, not the database (--force compares them anyway):\n%s", strings.Join(failed, "\n")))
-				}
-				for _, f := range failed {
-					warnings = append(warnings, "warning: "+f)
-				}
-			}
-			if len(mismatched) > 0 {
-				if !force {
-					return usageError(fmt.Errorf("the runs did not do the same work, so their numbers do not compare (--force compares them anyway):\n%s", strings.Join(mismatched, "\n")))
-				}
-				for _, m := range mismatched {
-					warnings = append(warnings, "warning: "+m)
-				}
-			}
-			cmp := report.Compare(sides[0], sides[1:], report.CompareOptions{Alpha: alpha, MinEffect: minEffect, MinAbsMS: minAbs})
+			warnings = append(warnings, admitted...)
+			cmp := compare.New(sides[0], sides[1:], opt)
 			for _, d := range cmp.Differences() {
 				warnings = append(warnings, "warning: "+d)
 			}
 			cmp.Warnings = warnings
 			var buf bytes.Buffer
-			switch format {
-			case "json":
-				if err := report.WriteJSON(&buf, cmp.JSON()); err != nil {
+			switch f {
+			case report.JSON:
+				if err := report.WriteJSON(&buf, report.ComparisonJSON(cmp)); err != nil {
 					return failedError(err)
 				}
-			case "html":
-				tables := cmp.RallyTables()
-				if layout == "pr" {
-					tables = cmp.PRTables()
-				}
-				if err := htmlreport.Comparison(&buf, toolVersion(), cmp, tables); err != nil {
+			case report.HTML:
+				if err := htmlreport.Comparison(&buf, toolVersion(), cmp, lay.Tables(cmp)); err != nil {
 					return failedError(err)
 				}
 			default:
-				tables := cmp.RallyTables()
-				if layout == "pr" {
-					tables = cmp.PRTables()
-				}
-				if err := report.WriteTables(&buf, format, tables); err != nil {
+				if err := report.WriteTables(&buf, f, lay.Tables(cmp)); err != nil {
 					return failedError(err)
 				}
 			}
@@ -161,7 +128,7 @@ them by their ratio instead).`,
 			for _, w := range warnings {
 				fmt.Fprintln(stderr, w)
 			}
-			if !cmd.Flags().Changed("fail-above") {
+			if !gated {
 				return nil
 			}
 			g := cmp.Gate(failAbove, untested)
@@ -185,15 +152,15 @@ them by their ratio instead).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&results, "results", resultsDir(), resultsHelp)
-	f.StringVar(&format, "format", "text", "output format: text, markdown, csv, json or html (one self-contained page with charts)")
-	f.StringVar(&layout, "layout", "rally", "rally or pr")
+	formatFlag(cmd, &format, compareFormats, "output format")
+	f.StringVar(&layout, "layout", string(report.Rally), "rally or pr")
 	f.StringVarP(&output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	f.StringVar(&pngDir, "png", "", "with --format html: also write every chart as a PNG file into this folder")
 	f.Float64Var(&failAbove, "fail-above", 0, "gate: exit 1 when a gated row is significantly worse by more than this percentage (off unless given)")
 	f.Float64Var(&minEffect, "min-effect", 5, "percent: significant changes smaller than this are reported as ~")
-	f.Float64Var(&minAbs, "min-abs", report.DefaultMinAbsMS, "latency noise floor in ms: a change of the median smaller than this is ~ (0 judges every change)")
-	f.Float64Var(&alpha, "alpha", report.DefaultAlpha, "family-wise significance level: the chance of any false alarm in a comparison (Holm)")
-	f.StringVar(&untested, "untested", report.UntestedFail, "what --fail-above does with gated rows it cannot test: fail (exit 4) or ratio (judge them by their ratio alone)")
+	f.Float64Var(&minAbs, "min-abs", compare.DefaultMinAbsMS, "latency noise floor in ms: a change of the median smaller than this is ~ (0 judges every change)")
+	f.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "family-wise significance level: the chance of any false alarm in a comparison (Holm)")
+	f.StringVar(&untested, "untested", compare.UntestedFail, "what --fail-above does with gated rows it cannot test: fail (exit 4) or ratio (judge them by their ratio alone)")
 	f.BoolVar(&force, "force", false, "compare runs of different workloads (their differing keys are listed) or failed runs")
 	return cmd
 }
@@ -205,43 +172,25 @@ func newList(stdout, stderr io.Writer) *cobra.Command {
 		Short: "List the saved runs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.CheckFormat(format); err != nil {
+			f, err := report.TableFormats.Parse(format)
+			if err != nil {
 				return usageError(err)
 			}
-			recs, damaged := report.Store{Dir: results}.List()
+			recs, damaged := record.Store{Dir: results}.List()
 			warnDamaged(stderr, damaged)
 			t := report.Table{Title: fmt.Sprintf("Runs in %s", results), Header: []string{"ID", "Started (UTC)", "Label", "DB", "Version", "Workload", "Status"}}
 			for _, r := range recs {
 				t.Rows = append(t.Rows, []string{r.ID, r.StartedAt.UTC().Format("2006-01-02 15:04:05"), r.Label, r.Target.DB, r.Target.Version, r.Fingerprint, r.Status})
 			}
-			if format == "json" {
+			if f == report.JSON {
 				return report.WriteJSON(stdout, t)
 			}
-			return report.WriteTables(stdout, format, []report.Table{t})
+			return report.WriteTables(stdout, f, []report.Table{t})
 		},
 	}
 	cmd.Flags().StringVar(&results, "results", resultsDir(), resultsHelp)
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, markdown, csv or json")
+	formatFlag(cmd, &format, report.TableFormats, "output format")
 	return cmd
-}
-
-// checkGateFlags refuses values that would make the gate's verdicts mean
-// something else than the user asked for.
-func checkGateFlags(cmd *cobra.Command, alpha, failAbove, minEffect, minAbs float64, untested string) error {
-	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
-	switch {
-	case bad(alpha) || alpha <= 0 || alpha >= 1:
-		return fmt.Errorf("--alpha=%g: a significance level is between 0 and 1, exclusive (e.g. 0.01)", alpha)
-	case cmd.Flags().Changed("fail-above") && (bad(failAbove) || failAbove < 0):
-		return fmt.Errorf("--fail-above=%g: a percentage of 0 or more (e.g. 10)", failAbove)
-	case bad(minEffect) || minEffect < 0:
-		return fmt.Errorf("--min-effect=%g: a percentage of 0 or more (e.g. 5)", minEffect)
-	case bad(minAbs) || minAbs < 0:
-		return fmt.Errorf("--min-abs=%g: milliseconds, 0 or more (0 judges every change)", minAbs)
-	case !slices.Contains(report.UntestedRules, untested):
-		return fmt.Errorf("--untested=%s is not a rule (valid: %s)", untested, strings.Join(report.UntestedRules, ", "))
-	}
-	return nil
 }
 
 // wrap breaks text into lines of at most width columns at spaces, for help

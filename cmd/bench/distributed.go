@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tsbench/tsbench/adapters"
-	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/pace"
+	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
 )
@@ -45,14 +44,6 @@ func parseStartAt(s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// instanceOf is what a run's record says of its place in a distributed run.
-func instanceOf(c *config.Config) *report.Instance {
-	if !c.BenchmarkCluster {
-		return nil
-	}
-	return &report.Instance{Index: c.BenchmarkIndex, Count: c.BenchmarkInstances}
-}
-
 func newMerge(stdout, stderr io.Writer) *cobra.Command {
 	var results, label, format string
 	var force bool
@@ -74,11 +65,12 @@ tsbench builds or databases, the same instance twice, and missing instances
 (--force merges what there is; the record is then incomplete and names them).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.CheckFormat(format); err != nil {
+			f, err := report.TableFormats.Parse(format)
+			if err != nil {
 				return usageError(err)
 			}
-			store := report.Store{Dir: results}
-			var recs []*report.Record
+			store := record.Store{Dir: results}
+			var recs []*record.Record
 			seen := map[string]bool{}
 			for i, ref := range args {
 				found, damaged, err := store.Find(ref)
@@ -95,27 +87,20 @@ tsbench builds or databases, the same instance twice, and missing instances
 					}
 				}
 			}
-			m, err := report.Merge(recs, report.MergeOptions{Label: label, Force: force})
+			saved, _ := store.List()
+			m, err := record.Merge(recs, record.MergeOptions{Label: label, Force: force, Existing: saved})
 			if err != nil {
 				return usageError(err)
-			}
-			// A second merge of the same runs would count them twice as
-			// two runs of one side in compare.
-			all, _ := store.List()
-			for _, r := range all {
-				if r.Instance != nil && slices.Equal(r.Instance.Merged, m.Instance.Merged) {
-					return usageError(fmt.Errorf("these runs are already merged as run %s (label %s); delete that record to merge them again", r.ID, r.Label))
-				}
 			}
 			path, err := store.Save(m)
 			if err != nil {
 				return failedError(err)
 			}
-			if err := report.WriteRun(stdout, format, m); err != nil {
+			if err := report.WriteRun(stdout, f, m); err != nil {
 				return failedError(err)
 			}
 			fmt.Fprintf(stderr, "merged %d instances into run %s (label %s): %s\n", len(m.Instance.Merged), m.ID, m.Label, path)
-			if m.Status != report.StatusComplete {
+			if m.Status != record.StatusComplete {
 				return failedError(fmt.Errorf("the merged run is %s: %s", m.Status, m.Error))
 			}
 			return nil
@@ -124,7 +109,7 @@ tsbench builds or databases, the same instance twice, and missing instances
 	f := cmd.Flags()
 	f.StringVar(&results, "results", resultsDir(), resultsHelp)
 	f.StringVar(&label, "label", "", "label of the merged record (default: the instances' label with -merged)")
-	f.StringVar(&format, "format", "text", "output format of the merged run's tables: text, markdown, csv or json")
+	formatFlag(cmd, &format, report.TableFormats, "output format of the merged run's tables")
 	f.BoolVar(&force, "force", false, "merge although instances are missing (the record is marked incomplete)")
 	return cmd
 }
@@ -180,25 +165,6 @@ each would delete the others' data: run bench clean once before starting them.`,
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "config.properties file whose data to remove")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
 	return cmd
-}
-
-// verifyAll counts every device of a distributed run, instance by instance
-// (each its own device range), with one connection.
-func verifyAll(ctx context.Context, c *config.Config, plan *runner.Plan, cnt adapters.Counter) ([]runner.DeviceCount, error) {
-	if !c.Distributed() {
-		return runner.Verify(ctx, plan, cnt), nil
-	}
-	var out []runner.DeviceCount
-	for i := 0; i < c.BenchmarkInstances; i++ {
-		ci := *c
-		ci.BenchmarkIndex = i
-		p, err := runner.NewPlan(&ci)
-		if err != nil {
-			return nil, usageError(fmt.Errorf("instance %d: %w", i, err))
-		}
-		out = append(out, runner.Verify(ctx, p, cnt)...)
-	}
-	return out, nil
 }
 
 // startAtFlag is --start-at's default: TSBENCH_START_AT.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tsbench/tsbench/charts"
 	"github.com/tsbench/tsbench/htmlreport"
-	"github.com/tsbench/tsbench/report"
+	"github.com/tsbench/tsbench/record"
 )
 
 func newReport(stdout, stderr io.Writer) *cobra.Command {
@@ -28,8 +28,8 @@ and round), and cold vs warm rounds per query class when a run has two rounds.
 (throughput-OPERATION.png, latency-OPERATION.png, cold-warm.png).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store := report.Store{Dir: results}
-			var runs []*report.Record
+			store := record.Store{Dir: results}
+			var runs []*record.Record
 			for i, ref := range args {
 				recs, damaged, err := store.Find(ref)
 				if i == 0 {
@@ -62,7 +62,7 @@ func writeHTML(stdout, stderr io.Writer, output string, page []byte) error {
 		_, err := stdout.Write(page)
 		return err
 	}
-	if err := report.WriteFileAtomic(output, page); err != nil {
+	if err := record.WriteFileAtomic(output, page); err != nil {
 		return failedError(fmt.Errorf("write --output %s: %w", output, err))
 	}
 	fmt.Fprintf(stderr, "wrote %s (%.0f KB)\n", output, float64(len(page))/1024)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsbench/tsbench/report"
+	"github.com/tsbench/tsbench/record"
 )
 
 var binary string
@@ -72,9 +72,9 @@ func benchEnv(t *testing.T, env []string, args ...string) result {
 	return r
 }
 
-func records(t *testing.T, dir string) []*report.Record {
+func records(t *testing.T, dir string) []*record.Record {
 	t.Helper()
-	recs, errs := report.Store{Dir: dir}.List()
+	recs, errs := record.Store{Dir: dir}.List()
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -128,7 +128,7 @@ func TestShippedConfig(t *testing.T) {
 		t.Fatal("the shipped config verifies, but no verify result was printed")
 	}
 	recs := records(t, dir)
-	if len(recs) != 1 || recs[0].Status != report.StatusComplete || recs[0].Label != "e2e" || recs[0].Target.Version == "" {
+	if len(recs) != 1 || recs[0].Status != record.StatusComplete || recs[0].Label != "e2e" || recs[0].Target.Version == "" {
 		t.Fatalf("records: %+v", recs)
 	}
 	// bench show renders the saved record with the same numbers.
@@ -143,7 +143,7 @@ func TestShippedConfig(t *testing.T) {
 		t.Fatalf("show renders another Latency Matrix:\n%s\nvs\n%s", a, b)
 	}
 	js := bench(t, "show", recs[0].ID, "--results", dir, "--format", "json")
-	var back report.Record
+	var back record.Record
 	if err := json.Unmarshal([]byte(js.stdout), &back); err != nil || back.ID != recs[0].ID {
 		t.Fatalf("show --format json: %v", err)
 	}
@@ -242,7 +242,7 @@ func TestUnreachableServerExitsThree(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want 3 and %q", r.code, r.stderr, want)
 	}
 	recs := records(t, dir)
-	if len(recs) != 1 || recs[0].Status != report.StatusIncomplete || !strings.Contains(recs[0].Error, "connection refused") {
+	if len(recs) != 1 || recs[0].Status != record.StatusIncomplete || !strings.Contains(recs[0].Error, "connection refused") {
 		t.Fatalf("a run that could not connect must still leave an incomplete record: %+v", recs)
 	}
 	if strings.Contains(r.stdout+r.stderr, "pw-secret-1") {
@@ -319,7 +319,7 @@ func TestInterruptWritesIncompleteRecord(t *testing.T) {
 		t.Fatalf("exit %d after SIGINT, want 3\n%s", cmd.ProcessState.ExitCode(), e.String())
 	}
 	recs := records(t, dir)
-	if len(recs) != 1 || recs[0].Status != report.StatusIncomplete || len(recs[0].Phases) != 1 || recs[0].Phases[0].Operations[0].OKOps == 0 || recs[0].Phases[0].Operations[0].FailOps != 0 {
+	if len(recs) != 1 || recs[0].Status != record.StatusIncomplete || len(recs[0].Phases) != 1 || recs[0].Phases[0].Operations[0].OKOps == 0 || recs[0].Phases[0].Operations[0].FailOps != 0 {
 		t.Fatalf("record after SIGINT: %+v", recs)
 	}
 	if !strings.Contains(o.String(), "Result Matrix (main)") {
@@ -341,8 +341,8 @@ func TestDryRunTouchesNothing(t *testing.T) {
 func TestJSONAndCSVKeepStdoutClean(t *testing.T) {
 	dir := t.TempDir()
 	r := bench(t, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--set", "LOOP=23", "--format", "json")
-	var rec report.Record
-	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rec) != nil || rec.Status != report.StatusComplete {
+	var rec record.Record
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rec) != nil || rec.Status != record.StatusComplete {
 		t.Fatalf("--format json: exit %d, stdout is not one record:\n%.300s", r.code, r.stdout)
 	}
 	r = bench(t, "-c", "config.properties", "--set", "RESULTS_DIR="+dir, "--set", "LOOP=23", "--format", "csv")
@@ -394,7 +394,7 @@ func TestDatabaseKeysFollowDBSwitch(t *testing.T) {
 			t.Fatalf("%s is in the workload keys %v", k, rec.WorkloadKeys)
 		}
 	}
-	if want := report.Fingerprint(rec.Config, rec.WorkloadKeys); rec.Fingerprint != want || len(rec.WorkloadKeys) < 40 {
+	if want := record.Fingerprint(rec.Config, rec.WorkloadKeys); rec.Fingerprint != want || len(rec.WorkloadKeys) < 40 {
 		t.Fatalf("fingerprint %s over %d keys, recomputed %s", rec.Fingerprint, len(rec.WorkloadKeys), want)
 	}
 	r = bench(t, "-c", "config.properties", "--set", "DB_SWITCH=IoTDB", "--set", "COMPRESSOR=BOGUS", "--dry-run")

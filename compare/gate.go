@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/tsbench/tsbench/record"
 )
 
 // The gate's rules, in one place: bench compare --help and
@@ -43,6 +45,26 @@ const (
 
 // UntestedRules are the values of --untested.
 var UntestedRules = []string{UntestedFail, UntestedRatio}
+
+// Check refuses options that would make the verdicts mean something else
+// than the user asked for: the options, and when gated the gate's limit
+// (--fail-above) and its rule for untested rows (--untested).
+func (o Options) Check(failAbove float64, gated bool, untested string) error {
+	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
+	switch {
+	case bad(o.Alpha) || o.Alpha <= 0 || o.Alpha >= 1:
+		return fmt.Errorf("--alpha=%g: a significance level is between 0 and 1, exclusive (e.g. 0.01)", o.Alpha)
+	case gated && (bad(failAbove) || failAbove < 0):
+		return fmt.Errorf("--fail-above=%g: a percentage of 0 or more (e.g. 10)", failAbove)
+	case bad(o.MinEffect) || o.MinEffect < 0:
+		return fmt.Errorf("--min-effect=%g: a percentage of 0 or more (e.g. 5)", o.MinEffect)
+	case bad(o.MinAbsMS) || o.MinAbsMS < 0:
+		return fmt.Errorf("--min-abs=%g: milliseconds, 0 or more (0 judges every change)", o.MinAbsMS)
+	case !slices.Contains(UntestedRules, untested):
+		return fmt.Errorf("--untested=%s is not a rule (valid: %s)", untested, strings.Join(UntestedRules, ", "))
+	}
+	return nil
+}
 
 // neededSamples is how many successful operations every run must hold for
 // percentile q to be gated.
@@ -146,7 +168,7 @@ func Holm(ps []float64) []float64 {
 
 // decide gives every gated, tested change of contender ci its verdict from
 // the Holm-adjusted p-values of all of them.
-func decide(rows []Row, ci int, opt CompareOptions) {
+func decide(rows []Row, ci int, opt Options) {
 	type ref struct{ r, c int }
 	var tested []ref
 	var ps []float64
@@ -228,12 +250,12 @@ func (c *Comparison) Gate(failAbove float64, untested string) GateResult {
 			where := fmt.Sprintf("%s: %s of %s (%s)", c.Contenders[i].Label, row.Key.Metric, row.Key.Op, row.Key.Phase)
 			switch {
 			case ch.Tested && ch.Verdict == "worse" && worseBy(row.Metric, ch) > failAbove && beyondAdj[r] < c.Options.Alpha:
-				g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s (%s; worse by more than %g%%: p(Holm)=%s)", where, pct(ch.DiffPct), ch.Note, failAbove, pval(beyondAdj[r])))
+				g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s (%s; worse by more than %g%%: p(Holm)=%s)", where, Pct(ch.DiffPct), ch.Note, failAbove, pval(beyondAdj[r])))
 			case ch.Tested && ch.Verdict == "worse" && worseBy(row.Metric, ch) > failAbove:
-				g.Unproven = append(g.Unproven, fmt.Sprintf("%s is %s, but not shown to exceed %g%% (p(Holm)=%s)", where, pct(ch.DiffPct), failAbove, pval(beyondAdj[r])))
+				g.Unproven = append(g.Unproven, fmt.Sprintf("%s is %s, but not shown to exceed %g%% (p(Holm)=%s)", where, Pct(ch.DiffPct), failAbove, pval(beyondAdj[r])))
 			case ch.Untestable == "":
 			case untested == UntestedRatio && row.Baseline.OK && ch.OK && worseBy(row.Metric, ch) > failAbove:
-				g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s by its ratio alone (untested: %s)", where, pct(ch.DiffPct), ch.Untestable))
+				g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s by its ratio alone (untested: %s)", where, Pct(ch.DiffPct), ch.Untestable))
 			case untested == UntestedRatio && row.Baseline.OK && ch.OK:
 			default:
 				g.Untested = append(g.Untested, fmt.Sprintf("%s: %s", where, ch.Untestable))
@@ -296,12 +318,12 @@ func (c *Comparison) Differences() []string {
 	b := c.Baseline.Runs[0]
 	what := []struct {
 		name string
-		of   func(*Record) string
+		of   func(*record.Record) string
 	}{
 		{"database", databaseOf},
-		{"tsbench build", func(r *Record) string { return r.Tool.Version }},
-		{"workload", func(r *Record) string { return r.Fingerprint }},
-		{"host", func(r *Record) string {
+		{"tsbench build", func(r *record.Record) string { return r.Tool.Version }},
+		{"workload", func(r *record.Record) string { return r.Fingerprint }},
+		{"host", func(r *record.Record) string {
 			return fmt.Sprintf("%s (%d CPUs)", r.Host.Hostname, r.Host.CPUs)
 		}},
 	}
@@ -335,7 +357,7 @@ func (c *Comparison) Differences() []string {
 // databaseOf names the database a run measured: the driver's name, or the
 // distribution the server reported when one driver speaks to several
 // (Elasticsearch's driver, "OpenSearch 2.19.6").
-func databaseOf(r *Record) string {
+func databaseOf(r *record.Record) string {
 	if f := strings.Fields(r.Target.Version); len(f) > 1 && f[0] != r.Target.DB && strings.IndexAny(f[0][:1], "0123456789") < 0 {
 		return f[0]
 	}

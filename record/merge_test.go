@@ -1,4 +1,4 @@
-package report
+package record
 
 import (
 	"fmt"
@@ -122,6 +122,9 @@ func TestMergeRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("want an error with %q, got %v", tc.want, err)
 		}
+	}
+	if _, err := Merge([]*Record{mk(0), mk(1), mk(2)}, MergeOptions{Existing: []*Record{mk(0), merged}}); err == nil || !strings.Contains(err.Error(), "already merged as run "+merged.ID) {
+		t.Errorf("the same runs merged twice: %v", err)
 	}
 	m, err := Merge([]*Record{mk(0), mk(2)}, MergeOptions{Force: true})
 	if err != nil || m.Status != StatusIncomplete || fmt.Sprint(m.Instance.Missing) != "[1]" || !strings.Contains(m.Error, "instance 1 of 3 is missing") {

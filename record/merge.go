@@ -1,4 +1,4 @@
-package report
+package record
 
 import (
 	"fmt"
@@ -20,6 +20,10 @@ type MergeOptions struct {
 	// Force merges a run with instances missing; the result is marked
 	// incomplete and names them.
 	Force bool
+	// Existing are the records already saved: a merge of runs that one of
+	// them already merged is refused, since compare would count the same
+	// runs twice as two runs of a side.
+	Existing []*Record
 }
 
 // Merge makes one record of the records of a distributed run's instances
@@ -28,7 +32,8 @@ type MergeOptions struct {
 // aligned on wall-clock time (to the whole second) and summed, steps and
 // verify results gathered. It refuses records that are no instances,
 // instances of different workloads, builds or databases, the same instance
-// twice, and an incomplete set unless Force.
+// twice, an incomplete set unless Force, and runs one of opt.Existing
+// already merged.
 func Merge(recs []*Record, opt MergeOptions) (*Record, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("nothing to merge")
@@ -160,6 +165,11 @@ func Merge(recs []*Record, opt MergeOptions) (*Record, error) {
 		m.Status = StatusIncomplete
 		m.Error = strings.TrimPrefix(m.Error+"; ", "; ") + missingText(missing, n) + " missing (merged with --force)"
 	}
+	for _, r := range opt.Existing {
+		if r.Instance != nil && slices.Equal(r.Instance.Merged, m.Instance.Merged) {
+			return nil, fmt.Errorf("these runs are already merged as run %s (label %s); delete that record to merge them again", r.ID, r.Label)
+		}
+	}
 	m.ID = NewID(m.StartedAt, m.Label+"|merge|"+strings.Join(m.Instance.Merged, ","))
 	return m, nil
 }
@@ -187,7 +197,7 @@ func mergePhases(recs []*Record) ([]Phase, error) {
 		for _, r := range recs {
 			q := r.Phases[i]
 			if q.Name != p.Name || q.Round != p.Round || q.Variant != p.Variant {
-				return nil, fmt.Errorf("phase %d is %s of run %s but %s of run %s", i+1, phaseKey(&q), r.ID, phaseKey(&p), first.ID)
+				return nil, fmt.Errorf("phase %d is %s of run %s but %s of run %s", i+1, q.Group(), r.ID, p.Group(), first.ID)
 			}
 			if q.StartedAt.Before(start) {
 				start = q.StartedAt

@@ -1,8 +1,7 @@
-// Package report holds what a run leaves behind and how it is shown: the
-// versioned run record (JSON), the results folder that stores records, and
-// the tables printed from them (iot-benchmark's Result and Latency matrices,
-// throughput windows) in text, Markdown, CSV and JSON.
-package report
+// Package record holds what a run leaves behind: the versioned run record,
+// the results folder that stores records, one record merged from a
+// distributed run's instances, and whether a run failed.
+package record
 
 import (
 	"crypto/sha256"
@@ -122,6 +121,15 @@ type Phase struct {
 	StartedAt  time.Time           `json:"started_at"`
 	Seconds    float64             `json:"seconds"`
 	Operations []*metrics.Snapshot `json:"operations"`
+}
+
+// Group names the phase with its round, "ingest" or "query round 1": the
+// query variants of a round are phases of one group.
+func (p *Phase) Group() string {
+	if p.Round > 0 {
+		return fmt.Sprintf("%s round %d", p.Name, p.Round)
+	}
+	return p.Name
 }
 
 // Elapsed is the phase's wall-clock duration.

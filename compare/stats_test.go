@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/record"
 )
 
 func TestWelch(t *testing.T) {
@@ -88,20 +89,20 @@ func TestGateNeedsTheChangeBeyondTheLimit(t *testing.T) {
 			for j := 0; j < 50; j++ {
 				o.Record(time.Now(), time.Duration(m*float64(time.Millisecond)), 1, nil)
 			}
-			s.Runs = append(s.Runs, &Record{ID: fmt.Sprintf("%s%d", label, i), Phases: []Phase{{Name: "main", Seconds: 1, Operations: rec.Snapshots()}}})
+			s.Runs = append(s.Runs, &record.Record{ID: fmt.Sprintf("%s%d", label, i), Phases: []record.Phase{{Name: "main", Seconds: 1, Operations: rec.Snapshots()}}})
 		}
 		return s
 	}
 	base := runs("a", 10, 10.5, 9.5, 10.2, 9.8)
-	opt := CompareOptions{Alpha: 0.05, MinEffect: 5, MinAbsMS: DefaultMinAbsMS}
-	c := Compare(base, []Side{runs("b", 11.2, 11.7, 10.7, 11.4, 11.0)}, opt)
+	opt := Options{Alpha: 0.05, MinEffect: 5, MinAbsMS: DefaultMinAbsMS}
+	c := New(base, []Side{runs("b", 11.2, 11.7, 10.7, 11.4, 11.0)}, opt)
 	if ch := row(t, c, "mean latency", "Q1").Contender[0]; ch.Verdict != "worse" {
 		t.Fatalf("+12%% consistently: %+v", ch)
 	}
 	if g := c.Gate(10, UntestedFail); len(g.Regressions) != 0 || len(g.Unproven) == 0 || !strings.Contains(g.Unproven[0], "but not shown to exceed 10%") {
 		t.Fatalf("+12%% ± 5%%: %+v", g)
 	}
-	c = Compare(base, []Side{runs("b", 13, 13.6, 12.4, 13.3, 12.7)}, opt)
+	c = New(base, []Side{runs("b", 13, 13.6, 12.4, 13.3, 12.7)}, opt)
 	if g := c.Gate(10, UntestedFail); len(g.Regressions) == 0 || !strings.Contains(g.Regressions[0], "worse by more than 10%: p(Holm)=") {
 		t.Fatalf("+30%%: %+v", g)
 	}

@@ -1,0 +1,492 @@
+// Package compare judges runs against runs: each metric's per-run values
+// and medians, Welch's test with Holm's correction over every tested row,
+// the samples a row needs to be judged, the gate of --fail-above, and the
+// refusals of runs that do not compare. It reads records and writes
+// nothing; package report lays its results out.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/record"
+)
+
+// Direction says which way a metric is better.
+type Direction int
+
+// Metric directions.
+const (
+	Neutral Direction = iota
+	HigherIsBetter
+	LowerIsBetter
+)
+
+func (d Direction) String() string {
+	switch d {
+	case HigherIsBetter:
+		return "higher is better"
+	case LowerIsBetter:
+		return "lower is better"
+	}
+	return "neutral"
+}
+
+// Metric is one compared quantity. The list below is the single source of
+// the metrics compare reports and of their directions.
+type Metric struct {
+	Name      string
+	Unit      string
+	Direction Direction
+	// Latency marks metrics the noise floor (--min-abs) applies to.
+	Latency bool
+	// Quantile is the percentile a latency metric reads (100 for the
+	// maximum), 0 for the others: the gate's sample rule depends on it.
+	Quantile float64
+	value    func(op *metrics.Snapshot, seconds float64) (float64, bool)
+}
+
+func latency(q float64) func(*metrics.Snapshot, float64) (float64, bool) {
+	return func(op *metrics.Snapshot, _ float64) (float64, bool) {
+		if op.OKOps == 0 {
+			return 0, false // not reported, which is not zero
+		}
+		return op.Percentile(q), true
+	}
+}
+
+func serviceTime(q float64) func(*metrics.Snapshot, float64) (float64, bool) {
+	return func(op *metrics.Snapshot, _ float64) (float64, bool) { return op.ServicePercentile(q) }
+}
+
+// Metrics are the compared metrics, in the order reports list them.
+var Metrics = []Metric{
+	{Name: "throughput", Unit: "point/s", Direction: HigherIsBetter, value: func(op *metrics.Snapshot, secs float64) (float64, bool) {
+		if secs <= 0 {
+			return 0, false
+		}
+		return float64(op.OKPoints) / secs, true
+	}},
+	{Name: "mean latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
+		if op.OKOps == 0 {
+			return 0, false
+		}
+		return op.Latency().Avg, true
+	}},
+	{Name: "50th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 50, value: latency(50)},
+	{Name: "90th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 90, value: latency(90)},
+	{Name: "99th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99, value: latency(99)},
+	{Name: "99.9th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99.9, value: latency(99.9)},
+	{Name: "max latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 100, value: latency(100)},
+	// Service time, reported only by runs with a schedule (TARGET_THROUGHPUT),
+	// where latency also holds the wait behind it.
+	{Name: "50th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 50, value: serviceTime(50)},
+	{Name: "90th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 90, value: serviceTime(90)},
+	{Name: "99th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99, value: serviceTime(99)},
+	{Name: "99.9th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99.9, value: serviceTime(99.9)},
+	{Name: "error rate", Unit: "%", Direction: LowerIsBetter, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
+		n := op.OKOps + op.FailOps
+		if n == 0 {
+			return 0, false
+		}
+		return 100 * float64(op.FailOps) / float64(n), true
+	}},
+	{Name: "ok operations", Unit: "ops", Direction: Neutral, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
+		return float64(op.OKOps), true
+	}},
+}
+
+// Options tune the verdicts.
+type Options struct {
+	Alpha     float64 // family-wise significance level (Holm), DefaultAlpha
+	MinEffect float64 // percent; smaller significant changes are "~"
+	MinAbsMS  float64 // latency noise floor in ms: a change of the median smaller than this is not judged
+}
+
+// Side is one column group: a label and its runs (repeats).
+type Side struct {
+	Label string
+	Runs  []*record.Record
+}
+
+// Key identifies a compared row: metric, phase group and operation.
+type Key struct {
+	Metric string
+	Phase  string // "main", "ingest", "query round 1", ...
+	Round  int
+	Op     string
+}
+
+// Cell is one side's value of a row: the per-run values and their median.
+type Cell struct {
+	Values []float64 `json:"values,omitempty"`
+	Median float64   `json:"median"`
+	OK     bool      `json:"reported"`
+	// Fewest is the smallest number of successful operations behind a
+	// value, over the runs: the percentile sample rule reads it.
+	Fewest int64 `json:"fewest_samples,omitempty"`
+}
+
+// Change is a contender cell against the baseline.
+type Change struct {
+	Cell
+	Diff    float64 `json:"diff"`
+	DiffPct float64 `json:"diff_pct"` // ±Inf from a zero baseline, NaN when both are 0
+	Ratio   float64 `json:"ratio"`    // as DiffPct
+	P       float64 `json:"p,omitempty"`
+	AdjP    float64 `json:"p_holm,omitempty"` // P adjusted over every tested row of this contender
+	Verdict string  `json:"verdict"`          // better, worse, ~, or "" when there is nothing to judge
+	Note    string  `json:"note,omitempty"`
+	Tested  bool    `json:"tested"`
+	// Untestable says why a gated row could not be tested; the gate
+	// reports it rather than passing it in silence.
+	Untestable string `json:"untestable,omitempty"`
+}
+
+// Row is one metric of one operation in one phase.
+type Row struct {
+	Key       Key
+	Metric    Metric
+	Baseline  Cell
+	Contender []Change
+}
+
+// Comparison is the result of comparing a baseline with contenders.
+type Comparison struct {
+	Baseline   Side
+	Contenders []Side
+	Rows       []Row
+	// ServerRows compare the database's own figures (Rally's node-level
+	// metrics): reported with their differences, never judged or gated,
+	// since a count or a size that changes is information, not a regression.
+	ServerRows []Row
+	Options    Options
+	Warnings   []string
+}
+
+// sample is one run's value of a row and the successful operations behind it.
+type sample struct {
+	v float64
+	n int64
+}
+
+// values extracts every metric of every operation of a record.
+func values(rec *record.Record) (map[Key]sample, []Key) {
+	out := map[Key]sample{}
+	var order []Key
+	for i := range rec.Phases {
+		p := &rec.Phases[i]
+		for _, op := range p.Operations {
+			for _, m := range Metrics {
+				v, ok := m.value(op, p.Seconds)
+				if !ok {
+					continue
+				}
+				k := Key{Metric: m.Name, Phase: p.Group(), Round: p.Round, Op: op.Operation}
+				if _, seen := out[k]; !seen {
+					order = append(order, k)
+				}
+				out[k] = sample{v, op.OKOps}
+			}
+		}
+	}
+	return out, order
+}
+
+// New builds the comparison. Runs within a side must share a workload
+// fingerprint with the baseline; Admit refuses those that do not.
+func New(base Side, contenders []Side, opt Options) *Comparison {
+	cmp := &Comparison{Baseline: base, Contenders: contenders, Options: opt}
+	type sideVals struct {
+		per []map[Key]sample
+	}
+	collect := func(s Side) (sideVals, []Key) {
+		var sv sideVals
+		var order []Key
+		for _, r := range s.Runs {
+			v, o := values(r)
+			sv.per = append(sv.per, v)
+			order = append(order, o...)
+		}
+		return sv, order
+	}
+	bv, order := collect(base)
+	var cvs []sideVals
+	for _, c := range contenders {
+		cv, o := collect(c)
+		cvs = append(cvs, cv)
+		order = append(order, o...)
+	}
+	seen := map[Key]bool{}
+	var keys []Key
+	for _, k := range order {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	metricOf := map[string]Metric{}
+	for _, m := range Metrics {
+		metricOf[m.Name] = m
+	}
+	cell := func(sv sideVals, k Key) Cell {
+		var c Cell
+		for _, per := range sv.per {
+			if v, ok := per[k]; ok {
+				if len(c.Values) == 0 || v.n < c.Fewest {
+					c.Fewest = v.n
+				}
+				c.Values = append(c.Values, v.v)
+			}
+		}
+		if len(c.Values) > 0 {
+			c.OK = true
+			c.Median = median(c.Values)
+		}
+		return c
+	}
+	mixed := mixedPhases(append([]Side{base}, contenders...))
+	for _, k := range keys {
+		m := metricOf[k.Metric]
+		row := Row{Key: k, Metric: m, Baseline: cell(bv, k)}
+		why := ""
+		if mixed[k.Phase] && m.Name == "throughput" && k.Op != config.Ingestion {
+			why = "not gated: in a phase that also writes, the points a query returns depend on how far the writers got"
+		}
+		for i := range contenders {
+			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(cvs[i], k), opt, why))
+		}
+		cmp.Rows = append(cmp.Rows, row)
+	}
+	for i := range contenders {
+		decide(cmp.Rows, i, opt)
+	}
+	// Rows in metric order, then phase, then operation as first seen.
+	rank := map[string]int{}
+	for i, m := range Metrics {
+		rank[m.Name] = i
+	}
+	sort.SliceStable(cmp.Rows, func(i, j int) bool { return rank[cmp.Rows[i].Key.Metric] < rank[cmp.Rows[j].Key.Metric] })
+	cmp.ServerRows = serverRows(base, contenders, opt)
+	return cmp
+}
+
+// serverRows compares the server metrics of the sides, in the order the
+// records list them. A metric a side does not report is "not reported",
+// not zero.
+func serverRows(base Side, contenders []Side, opt Options) []Row {
+	var order []string
+	units := map[string]string{}
+	cell := func(s Side, name string) Cell {
+		var c Cell
+		for _, r := range s.Runs {
+			for _, m := range r.ServerMetrics {
+				if m.Name == name {
+					c.Values = append(c.Values, m.Value)
+				}
+			}
+		}
+		if len(c.Values) > 0 {
+			c.OK, c.Median = true, median(c.Values)
+		}
+		return c
+	}
+	for _, s := range append([]Side{base}, contenders...) {
+		for _, r := range s.Runs {
+			for _, m := range r.ServerMetrics {
+				if _, seen := units[m.Name]; !seen {
+					order = append(order, m.Name)
+				}
+				units[m.Name] = m.Unit
+			}
+		}
+	}
+	var rows []Row
+	for _, name := range order {
+		m := Metric{Name: name, Unit: units[name], Direction: Neutral}
+		row := Row{Key: Key{Metric: name, Phase: "server"}, Metric: m, Baseline: cell(base, name)}
+		for _, c := range contenders {
+			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(c, name), opt, ""))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// judge compares one contender cell with the baseline: the difference, and
+// for a gated row either a decision that needs no test (below the noise
+// floor, nothing to compare), a reason it cannot be tested, or Tested with
+// the raw p-value, which decide turns into a verdict once every row's p is
+// known.
+func judge(m Metric, b, c Cell, opt Options, notGated string) Change {
+	ch := Change{Cell: c, DiffPct: math.NaN(), Ratio: math.NaN()}
+	// A side without a value has no samples: the rule reads the other
+	// side's, so that a contender whose every operation failed is untested,
+	// not "too few samples".
+	fewest := min(b.Fewest, c.Fewest)
+	switch {
+	case !b.OK:
+		fewest = c.Fewest
+	case !c.OK:
+		fewest = b.Fewest
+	}
+	gate, why := gated(m, fewest)
+	if notGated != "" {
+		gate, why = false, notGated
+	}
+	switch {
+	case !b.OK && !c.OK:
+		ch.Note = "not reported"
+		return ch
+	case !b.OK:
+		ch.Note = "missing in the baseline"
+		if gate {
+			ch.Untestable = "no successful operation in the baseline"
+		}
+		return ch
+	case !c.OK:
+		ch.Note = "missing in the contender"
+		if gate {
+			ch.Untestable = "no successful operation in the contender"
+		}
+		return ch
+	}
+	ch.Diff = c.Median - b.Median
+	switch {
+	case b.Median != 0:
+		ch.DiffPct = 100 * ch.Diff / b.Median
+		ch.Ratio = c.Median / b.Median
+	case ch.Diff != 0:
+		// From nothing to something (errors where there were none): an
+		// unbounded change, not an unknown one.
+		ch.DiffPct = math.Copysign(math.Inf(1), ch.Diff)
+		ch.Ratio = math.Inf(1)
+	}
+	if !gate {
+		ch.Note = why
+		return ch
+	}
+	nb, nc := len(b.Values), len(c.Values)
+	switch {
+	case m.Name == "error rate" && b.Median == 100 && c.Median == 100:
+		ch.Untestable = "every operation failed on both sides"
+	case m.Latency && opt.MinAbsMS > 0 && math.Abs(ch.Diff) < opt.MinAbsMS:
+		ch.Verdict = "~"
+		ch.Note = fmt.Sprintf("change below the noise floor (--min-abs %g ms)", opt.MinAbsMS)
+	case ch.Diff == 0 && allEqual(b.Values, c.Values):
+		ch.Verdict = "~"
+		ch.Note = "identical"
+	case nb < MinRuns || nc < MinRuns:
+		ch.Untestable = fmt.Sprintf("n=%d+%d: a test needs %d runs a side", nb, nc, MinRuns)
+	default:
+		ch.Tested, ch.P = true, Welch(b.Values, c.Values)
+	}
+	if ch.Untestable != "" {
+		ch.Verdict = Untested
+		ch.Note = ch.Untestable
+	}
+	return ch
+}
+
+// Untested is the verdict of a gated row that could not be tested.
+const Untested = "untested"
+
+func allEqual(a, b []float64) bool {
+	for _, xs := range [][]float64{a, b} {
+		for _, x := range xs {
+			if x != a[0] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Geomean is the geometric mean of a metric's ratios (contender /
+// baseline) over the Rows that both sides report with positive values.
+type Geomean struct {
+	Ratio float64
+	Rows  int
+}
+
+// Geomeans returns, per metric and contender, the geometric mean of the
+// ratios over the rows both sides report with positive values: a summary,
+// not a test.
+func (c *Comparison) Geomeans() map[string][]Geomean {
+	out := map[string][]Geomean{}
+	for _, r := range c.Rows {
+		if _, ok := out[r.Key.Metric]; !ok {
+			out[r.Key.Metric] = make([]Geomean, len(c.Contenders))
+		}
+		for i, ch := range r.Contender {
+			if r.Baseline.OK && ch.OK && r.Baseline.Median > 0 && ch.Median > 0 {
+				e := &out[r.Key.Metric][i]
+				e.Ratio += math.Log(ch.Median / r.Baseline.Median)
+				e.Rows++
+			}
+		}
+	}
+	for _, es := range out {
+		for i := range es {
+			if es[i].Rows > 0 {
+				es[i].Ratio = math.Exp(es[i].Ratio / float64(es[i].Rows))
+			}
+		}
+	}
+	return out
+}
+
+// Pct writes a change in percent with its sign: +12.34%, -inf%, n/a.
+func Pct(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "n/a"
+	case math.IsInf(x, 0):
+		return fmt.Sprintf("%cinf%%", "+-"[boolInt(x < 0)])
+	}
+	return fmt.Sprintf("%+.2f%%", x)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// GateRules says which rows the gate judges, in the words of the reports
+// and of bench compare --help.
+var GateRules = fmt.Sprintf("Gated rows: throughput (of queries only in phases that do not also write), mean latency and error rate of every operation and round; latency only where every run of both sides has at least 10/(1−q) successful operations: %d for the mean, %d for the median (latency and service time), %d for P90, %d for P99, %d for P99.9; the maximum never; a test needs %d runs a side (5 recommended).",
+	tailSamples, neededSamples(50), neededSamples(90), neededSamples(99), neededSamples(99.9), MinRuns)
+
+// mixedPhases are the phases (by key) in which some run both wrote and
+// queried: there a query's result, and so its points per second, depends
+// on how much the writers had written when it ran, not only on the database.
+func mixedPhases(sides []Side) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range sides {
+		for _, r := range s.Runs {
+			for i := range r.Phases {
+				p := &r.Phases[i]
+				writes, queries := false, false
+				for _, op := range p.Operations {
+					if op.OKOps+op.FailOps == 0 {
+						continue
+					}
+					if op.Operation == config.Ingestion {
+						writes = true
+					} else {
+						queries = true
+					}
+				}
+				if writes && queries {
+					out[p.Group()] = true
+				}
+			}
+		}
+	}
+	return out
+}

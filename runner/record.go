@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/record"
+)
+
+// Record turns a run's result into its record. A run that could not even
+// connect (runErr) still gets one, marked incomplete, so nothing is lost;
+// one that ran to its end fails on its operations' errors (MAX_ERROR_RATE)
+// or on VERIFY. tool is the tsbench build's version.
+func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label string, runErr error) *record.Record {
+	c := l.Config
+	vals := c.Values()
+	rec := &record.Record{
+		SchemaVersion: record.SchemaVersion,
+		ID:            record.NewID(res.Started, label),
+		Label:         label,
+		Status:        record.StatusComplete,
+		Tool:          record.Tool{Version: tool, GoVersion: runtime.Version()},
+		Host:          record.CurrentHost(),
+		Target:        record.Target{DB: drv.Name, Version: res.ServerVersion},
+		StartedAt:     res.Started.UTC(),
+		FinishedAt:    res.Finished.UTC(),
+		Fingerprint:   record.Fingerprint(vals, c.WorkloadKeys()),
+		WorkloadKeys:  c.WorkloadKeys(),
+		Config:        vals,
+		Notes:         append(append([]string(nil), l.Notes...), res.Notes...),
+		Warnings:      l.Warnings,
+		Instance:      instanceOf(c),
+	}
+	if rec.FinishedAt.IsZero() {
+		rec.FinishedAt = time.Now().UTC()
+	}
+	if drv.Address != nil {
+		rec.Target.Address = drv.Address(c)
+	}
+	switch {
+	case runErr != nil:
+		rec.Status, rec.Error = record.StatusIncomplete, runErr.Error()
+	case res.Stopped != nil:
+		rec.Status, rec.Error = record.StatusIncomplete, res.Stopped.Error()
+	}
+	for _, s := range res.Steps {
+		st := record.Step{Name: s.Name, Phase: s.Phase, Round: s.Round, Variant: s.Variant, Seconds: s.Elapsed.Seconds(), Skipped: s.Skipped != "", Detail: s.Skipped, Output: s.Output}
+		if s.Err != nil {
+			st.Error = s.Err.Error()
+		}
+		rec.Steps = append(rec.Steps, st)
+	}
+	for _, p := range res.Phases {
+		rec.Phases = append(rec.Phases, record.Phase{Name: p.Name, Round: p.Round, Variant: p.Variant, Clients: p.Clients, StartedAt: p.Started.UTC(), Seconds: p.Elapsed.Seconds(), Operations: p.Operations})
+	}
+	if res.Verify != nil {
+		rec.Verify = VerifyRecord(res.Verify)
+	}
+	for _, m := range res.ServerMetrics {
+		rec.ServerMetrics = append(rec.ServerMetrics, record.ServerMetric{Name: m.Name, Value: m.Value, Unit: m.Unit})
+	}
+	if res.ServerMetricsErr != nil {
+		rec.ServerMetricsError = res.ServerMetricsErr.Error()
+	}
+	// A run that was cut short stays incomplete.
+	if why := rec.Failure(c.MaxErrorRate); why != "" && rec.Status == record.StatusComplete {
+		rec.Status, rec.Error = record.StatusFailed, why
+	}
+	return rec
+}
+
+// instanceOf is what a run's record says of its place in a distributed run.
+func instanceOf(c *config.Config) *record.Instance {
+	if !c.BenchmarkCluster {
+		return nil
+	}
+	return &record.Instance{Index: c.BenchmarkIndex, Count: c.BenchmarkInstances}
+}
+
+// VerifyRecord sums the device counts of a verify into the record's form,
+// keeping every device that differs or could not be counted.
+func VerifyRecord(counts []DeviceCount) *record.Verify {
+	v := &record.Verify{Devices: len(counts)}
+	for _, d := range counts {
+		v.Expected += d.Expected
+		v.Found += d.Found
+		if d.Err != nil || d.Found != d.Expected {
+			m := record.Mismatch{Device: d.Device.Name, Expected: d.Expected, Found: d.Found}
+			if d.Err != nil {
+				m.Error = d.Err.Error()
+			}
+			v.Mismatches = append(v.Mismatches, m)
+		}
+	}
+	return v
+}

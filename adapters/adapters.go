@@ -195,7 +195,10 @@ func (r Registry) KeySets() []*config.KeySet {
 	return out
 }
 
-var _ config.Catalog = Registry(nil)
+var (
+	_ config.Catalog = Registry(nil)
+	_ config.Namer   = Registry(nil)
+)
 
 // Names lists every accepted DB_SWITCH value, sorted.
 func (r Registry) Names() []string {

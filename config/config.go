@@ -150,9 +150,9 @@ type Config struct {
 	ClearCache        bool   // CLEAR_CACHE
 	ReadyTimeoutMS    int64  // READY_TIMEOUT
 
-	// Set records which keys were given explicitly (file, environment or
+	// Given records which keys were given explicitly (file, environment or
 	// --set), by upper-case name. Defaults are not in it.
-	Set map[string]bool
+	Given map[string]bool
 
 	// keys is the table this configuration was loaded with: the shared keys
 	// and the chosen database's own, in dump order.

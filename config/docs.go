@@ -31,9 +31,13 @@ func WriteDocs(w io.Writer, cat Catalog) {
 		fmt.Fprintln(w, "| Key | Default | Valid | Meaning |")
 		fmt.Fprintln(w, "|---|---|---|---|")
 		for _, k := range SharedKeys() {
-			if k.Group == g {
-				writeKeyRow(w, k, nil)
+			if k.Group != g {
+				continue
 			}
+			if n, ok := cat.(Namer); ok && k.Name == "DB_SWITCH" {
+				k.Valid = strings.Join(n.Names(), ", ")
+			}
+			writeKeyRow(w, k, nil)
 		}
 	}
 	var sets []*KeySet

@@ -317,7 +317,7 @@ func SharedKeys() []Key {
 			return nil
 		})},
 
-		stringKey("DB_SWITCH", GroupConnection, "SQLite", "Database to measure (case-insensitive): SQLite (embedded, the default); IoTDB-200-SESSION_BY_TABLET, -SESSION_BY_RECORD, -SESSION_BY_RECORDS (also IoTDB-130-*, and plain IoTDB); Null (does nothing: measures tsbench itself). `bench version` lists every value this build knows.", func(c *Config) *string { return &c.DBSwitch }),
+		stringKey("DB_SWITCH", GroupConnection, "SQLite", "Database to measure (case-insensitive); the embedded SQLite when none is named. `bench version` lists every value this build knows with what it measures.", func(c *Config) *string { return &c.DBSwitch }),
 		{Name: "HOST", Group: GroupConnection, Default: "127.0.0.1", Valid: "comma-separated host names", Doc: "Server hosts, index-aligned with PORT.", parse: onConfig(func(c *Config, v string) error {
 			c.Hosts = splitList(v)
 			if len(c.Hosts) == 0 {

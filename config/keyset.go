@@ -57,6 +57,12 @@ type Catalog interface {
 	KeySets() []*KeySet
 }
 
+// Namer is a Catalog that names every DB_SWITCH value it accepts: the docs
+// list them as the key's valid values, so the list is never a copy.
+type Namer interface {
+	Names() []string
+}
+
 // Checker is a Catalog that also checks a configuration against what the
 // chosen database supports, so that those errors come with all the others
 // instead of after them.

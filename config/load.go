@@ -308,7 +308,7 @@ func fromRaw(rc *rawConfig, cat Catalog) (*Loaded, error) {
 	if dbErr != nil {
 		errs = append(errs, dbErr)
 	}
-	c := &Config{Set: map[string]bool{}, values: map[string]string{}, keys: keys, driver: db}
+	c := &Config{Given: map[string]bool{}, values: map[string]string{}, keys: keys, driver: db}
 	var opts any
 	if db != nil {
 		opts = db.newOptions()
@@ -331,7 +331,7 @@ func fromRaw(rc *rawConfig, cat Catalog) (*Loaded, error) {
 		if !set {
 			val = def
 		} else {
-			c.Set[k.Name] = true
+			c.Given[k.Name] = true
 		}
 		c.values[k.Name] = val
 		dst := any(c)
@@ -422,7 +422,7 @@ func fromRaw(rc *rawConfig, cat Catalog) (*Loaded, error) {
 	}
 	resolve(c)
 	for _, k := range []string{"IS_DELETE_DATA", "CREATE_SCHEMA"} {
-		if !c.HasWrites() && c.Set[k] && strings.EqualFold(raw[k], "true") {
+		if !c.HasWrites() && c.Given[k] && strings.EqualFold(raw[k], "true") {
 			notes = append(notes, fmt.Sprintf("%s=true is not done: this run writes nothing (LOOP=%d, ingestion weight %g), so it leaves the data already there to its queries", k, c.Loop, c.OperationProportion[0]))
 		}
 	}

@@ -11,15 +11,12 @@ import (
 	"testing"
 
 	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/internal/configtest"
 )
 
 func cfg(t testing.TB, sets ...string) *config.Config {
 	t.Helper()
-	l, err := config.Load(config.Source{Sets: append([]string{"DEVICE_NUMBER=10", "SENSOR_NUMBER=12", "DATA_CLIENT_NUMBER=2", "BATCH_SIZE_PER_WRITE=50", "LOOP=8"}, sets...), NoEnv: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l.Config
+	return configtest.Load(t, nil, append([]string{"DEVICE_NUMBER=10", "SENSOR_NUMBER=12", "DATA_CLIENT_NUMBER=2", "BATCH_SIZE_PER_WRITE=50", "LOOP=8"}, sets...)...)
 }
 
 func build(t testing.TB, c *config.Config, rows int64) *Generator {

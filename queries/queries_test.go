@@ -9,21 +9,19 @@ import (
 
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/internal/configtest"
 )
 
 func setup(t *testing.T, sets ...string) (*config.Config, *generator.Schema) {
 	t.Helper()
 	base := []string{"DEVICE_NUMBER=12", "GROUP_NUMBER=3", "SENSOR_NUMBER=12", "DATA_CLIENT_NUMBER=3", "QUERY_DEVICE_NUM=2", "QUERY_SENSOR_NUM=2",
 		"OPERATION_PROPORTION=1:1:1:1:1:1:1:1:1:1:1:1:0", "QUERY_INTERVAL=50000", "POINT_STEP=1000", "STEP_SIZE=7"}
-	l, err := config.Load(config.Source{Sets: append(base, sets...), NoEnv: true})
+	c := configtest.Load(t, nil, append(base, sets...)...)
+	s, err := generator.NewSchema(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := generator.NewSchema(l.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l.Config, s
+	return c, s
 }
 
 func describe(q Query) string {

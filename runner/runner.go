@@ -350,25 +350,25 @@ func mixedWork(p *Plan) work {
 
 // client is one data client's state.
 type client struct {
-	id      int
-	start   time.Time // the phase's start, from which a schedule counts
-	p       *Plan
-	w       *work
-	a       adapters.Adapter
-	rec     *metrics.Recorder
-	ops     [config.NumOperations]*metrics.Op
-	queries *queries.Client
-	batches []*generator.Batch // DEVICE_NUM_PER_WRITE of them, reused
-	filled  []*generator.Batch // the batches of the request in flight
-	multi   adapters.MultiWriter
-	streams []*generator.Stream // bound mode: the client's written devices
-	shared  *sharedDevices
-	share   int           // unbound mode: batches per write operation
-	done    *atomic.Int64 // operations finished, all clients
-	points  *atomic.Int64 // points written, all clients
-	pacing  *rand.Rand
-	recent  int64
-	answer  *adapters.AnswerClock // in the contexts of the client's operations
+	id       int
+	start    time.Time // the phase's start, from which a schedule counts
+	p        *Plan
+	w        *work
+	a        adapters.Adapter
+	rec      *metrics.Recorder
+	ops      [config.NumOperations]*metrics.Op
+	queries  *queries.Client
+	batches  []*generator.Batch // DEVICE_NUM_PER_WRITE of them, reused
+	filled   []*generator.Batch // the batches of the request in flight
+	multi    adapters.MultiWriter
+	streams  []*generator.Stream // bound mode: the client's written devices
+	shared   *sharedDevices
+	share    int           // unbound mode: batches per write operation
+	done     *atomic.Int64 // operations finished, all clients
+	points   *atomic.Int64 // points written, all clients
+	pacing   *rand.Rand
+	recent   int64
+	response *adapters.ResponseClock // in the contexts of the client's operations
 }
 
 func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Options) Phase {
@@ -467,7 +467,7 @@ func orderOps(w *work, merged []*metrics.Snapshot) []*metrics.Snapshot {
 
 func (cl *client) run(ctx, limit context.Context) {
 	c := cl.p.Config
-	ctx, cl.answer = adapters.WithAnswerClock(ctx)
+	ctx, cl.response = adapters.WithResponseClock(ctx)
 	sched := cl.w.schedule
 	// Each client starts at its own offset in the schedule, so clients
 	// spread over the mix instead of all running the same family at once.
@@ -564,7 +564,7 @@ func (cl *client) write(ctx, limit context.Context, due time.Time) {
 			continue
 		}
 		wctx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
-		cl.answer.Reset()
+		cl.response.Reset()
 		start := time.Now()
 		var err error
 		if per == 1 {
@@ -574,7 +574,7 @@ func (cl *client) write(ctx, limit context.Context, due time.Time) {
 			// without MultiWriter.
 			err = cl.multi.WriteDevices(wctx, cl.filled)
 		}
-		d := cl.answer.Since(start)
+		d := cl.response.Since(start)
 		if err == nil && wctx.Err() != nil {
 			err = wctx.Err() // a write that outlived its timeout is a failure, whatever the adapter says
 		}
@@ -638,10 +638,10 @@ func (cl *client) query(ctx context.Context, f queries.Family, due time.Time) {
 	}
 	q := cl.queries.Next(f)
 	qctx, cancel := context.WithTimeout(ctx, time.Duration(c.ReadTimeoutMS)*time.Millisecond)
-	cl.answer.Reset()
+	cl.response.Reset()
 	start := time.Now()
 	n, err := cl.a.Query(qctx, &q)
-	d := cl.answer.Since(start)
+	d := cl.response.Since(start)
 	if err == nil && qctx.Err() != nil {
 		err = qctx.Err() // never count a timed-out query as a success (iot-benchmark does)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/tsbench/tsbench/adapters/sqlite"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/internal/configtest"
 	"github.com/tsbench/tsbench/metrics"
 	"github.com/tsbench/tsbench/queries"
 )
@@ -23,11 +24,8 @@ func plan(t testing.TB, sets ...string) *Plan {
 	t.Helper()
 	base := []string{"DEVICE_NUMBER=8", "SENSOR_NUMBER=5", "DATA_CLIENT_NUMBER=3", "BATCH_SIZE_PER_WRITE=10", "LOOP=20", "INIT_WAIT_TIME=0"}
 	// The catalog makes SQLITE_PATH a key, not an unknown --set.
-	l, err := config.Load(config.Source{Sets: append(base, sets...), NoEnv: true, Catalog: adapters.Registry{sqlite.Driver(), null.Driver()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(l.Config)
+	c := configtest.Load(t, adapters.Registry{sqlite.Driver(), null.Driver()}, append(base, sets...)...)
+	p, err := NewPlan(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,11 +118,8 @@ func TestDevicesPerWrite(t *testing.T) {
 	if s.OKPoints != 7*8*5*10 || s.OKOps != 7*8/2 || s.FailOps != 0 {
 		t.Fatalf("INGESTION %d points in %d ops, want %d in %d", s.OKPoints, s.OKOps, 7*8*5*10, 7*8/2)
 	}
-	l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=Null", "DEVICE_NUMBER=8", "DATA_CLIENT_NUMBER=3", "DEVICE_NUM_PER_WRITE=2"}, NoEnv: true, Catalog: adapters.Registry{null.Driver()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = NewPlan(l.Config)
+	c := configtest.Load(t, adapters.Registry{null.Driver()}, "DB_SWITCH=Null", "DEVICE_NUMBER=8", "DATA_CLIENT_NUMBER=3", "DEVICE_NUM_PER_WRITE=2")
+	_, err = NewPlan(c)
 	if want := "DEVICE_NUM_PER_WRITE=2: does not divide the 3 written devices of client 0"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("8 devices over 3 clients, 2 a request: %v, want %q…", err, want)
 	}
@@ -456,7 +451,7 @@ type decodingAdapter struct {
 
 func (d decodingAdapter) decoded(ctx context.Context) {
 	if d.answer {
-		adapters.Answered(ctx)
+		adapters.Received(ctx)
 	}
 	time.Sleep(d.decode)
 }
@@ -474,7 +469,7 @@ func (d decodingAdapter) Query(ctx context.Context, q *queries.Query) (int64, er
 }
 
 // TestLatencyEndsAtTheAnswer: an adapter that notes when the answer was in
-// (adapters.Answered) is timed to that moment, so the time it then spends
+// (adapters.Received) is timed to that moment, so the time it then spends
 // decoding is not the database's latency; one that does not is timed to
 // its return.
 func TestLatencyEndsAtTheAnswer(t *testing.T) {
@@ -501,7 +496,7 @@ func TestLatencyEndsAtTheAnswer(t *testing.T) {
 				t.Errorf("%s: latency up to %v ms although the answer was in before %v of decoding", name, l.Max, decode)
 			}
 			if !answer && l.Min < float64(decode.Milliseconds()) {
-				t.Errorf("%s without Answered: latency from %v ms, less than the adapter took", name, l.Min)
+				t.Errorf("%s without Received: latency from %v ms, less than the adapter took", name, l.Min)
 			}
 		}
 	}

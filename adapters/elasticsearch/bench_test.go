@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tsbench/tsbench/adapters/adaptertest"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 	"github.com/tsbench/tsbench/queries"
 )
 

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tsbench/tsbench/adapters/adaptertest"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 	"github.com/tsbench/tsbench/queries"
 )
 

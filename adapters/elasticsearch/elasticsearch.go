@@ -318,7 +318,7 @@ func (a *Adapter) send(ctx context.Context, method, path, ctype string, body []b
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
 	}
-	adapters.Answered(ctx) // what follows is decoding, tsbench's own time
+	adapters.Received(ctx) // what follows is decoding, tsbench's own time
 	if resp.StatusCode/100 != 2 {
 		e := &httpError{status: resp.StatusCode, method: method, path: path, reason: reasonOf(data)}
 		if resp.StatusCode == http.StatusUnauthorized {

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/tsbench/tsbench/adapters"
-	"github.com/tsbench/tsbench/adapters/adaptertest"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 )
 
 // server returns the address of the server in env (set by scripts/test).

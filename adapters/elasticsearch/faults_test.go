@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsbench/tsbench/adapters/adaptertest"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 	"github.com/tsbench/tsbench/runner"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/tsbench/tsbench/adapters"
-	"github.com/tsbench/tsbench/adapters/adaptertest"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 )
 
 // TestRequestsSpreadOverNodes checks the client side of HOST/PORT lists:

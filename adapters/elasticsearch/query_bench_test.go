@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/tsbench/tsbench/adapters"
-	"github.com/tsbench/tsbench/adapters/adaptertest"
 	"github.com/tsbench/tsbench/generator"
-	"github.com/tsbench/tsbench/loopback"
+	"github.com/tsbench/tsbench/internal/adaptertest"
+	"github.com/tsbench/tsbench/internal/loopback"
 	"github.com/tsbench/tsbench/queries"
 )
 
@@ -147,11 +147,11 @@ func TestRawSearchBody(t *testing.T) {
 }
 
 // TestAnswerNoted: a query and a bulk write note when their answer is in
-// (adapters.Answered), before they decode it, so that the runner's clock
+// (adapters.Received), before they decode it, so that the runner's clock
 // stops there.
 func TestAnswerNoted(t *testing.T) {
 	a, q, _ := loopbackQuery(t)
-	ctx, clock := adapters.WithAnswerClock(context.Background())
+	ctx, clock := adapters.WithResponseClock(context.Background())
 	before := time.Now()
 	if _, err := a.Query(ctx, q); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tsbench/tsbench/adapters/adaptertest"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 	"github.com/tsbench/tsbench/runner"
 )
 

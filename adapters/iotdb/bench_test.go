@@ -5,9 +5,9 @@ import (
 
 	"github.com/apache/iotdb-client-go/v2/client"
 
-	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 )
 
 func benchBatch(b *testing.B) (*generator.Batch, *config.Config) {
@@ -17,16 +17,12 @@ func benchBatch(b *testing.B) (*generator.Batch, *config.Config) {
 // benchBatchOf is a batch of 100 rows × 100 sensors of the type mix
 // (INSERT_DATATYPE_PROPORTION).
 func benchBatchOf(b *testing.B, types string) (*generator.Batch, *config.Config) {
-	l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=100", "BATCH_SIZE_PER_WRITE=100",
-		"INSERT_DATATYPE_PROPORTION=" + types}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, _ := generator.NewSchema(l.Config)
-	g := generator.New(s, l.Config, 1<<30)
+	c := adaptertest.Load(b, Driver(), "DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=100", "BATCH_SIZE_PER_WRITE=100", "INSERT_DATATYPE_PROPORTION="+types)
+	s, _ := generator.NewSchema(c)
+	g := generator.New(s, c, 1<<30)
 	batch := g.NewBatch()
 	g.NewStream(0).Next(batch)
-	return batch, l.Config
+	return batch, c
 }
 
 // BenchmarkTabletEncode measures tsbench's tablet encoding: the columnar
@@ -92,12 +88,9 @@ func BenchmarkTabletClientLibrary(b *testing.B) {
 }
 
 func TestRowSizeMatchesAppendRow(t *testing.T) {
-	l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=12", "BATCH_SIZE_PER_WRITE=20", "STRING_LENGTH=5"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := generator.NewSchema(l.Config)
-	g := generator.New(s, l.Config, 100)
+	c := adaptertest.Load(t, Driver(), "DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=12", "BATCH_SIZE_PER_WRITE=20", "STRING_LENGTH=5")
+	s, _ := generator.NewSchema(c)
+	g := generator.New(s, c, 100)
 	b := g.NewBatch()
 	g.NewStream(0).Next(b)
 	for i := 0; i < b.Len(); i++ {

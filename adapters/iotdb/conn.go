@@ -282,7 +282,7 @@ func (p *pool) query(ctx context.Context, sql string, fetch int32, row func(ds *
 		if !more {
 			// The whole result is in: the rest (decoding it, closing
 			// the query) is tsbench's time, not the server's.
-			adapters.Answered(ctx)
+			adapters.Received(ctx)
 		}
 		var qid int64
 		if resp.QueryId != nil {

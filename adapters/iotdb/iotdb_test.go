@@ -17,10 +17,10 @@ import (
 	"github.com/apache/iotdb-client-go/v2/client"
 
 	"github.com/tsbench/tsbench/adapters"
-	"github.com/tsbench/tsbench/adapters/adaptertest"
 	"github.com/tsbench/tsbench/adapters/sqlite"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 	"github.com/tsbench/tsbench/queries"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/runner"
@@ -109,11 +109,7 @@ func answersAreTheModels(t *testing.T, a *Adapter, p *runner.Plan, fams ...queri
 // planOf is the plan of a run of IoTDB with the given keys.
 func planOf(t *testing.T, sets ...string) *runner.Plan {
 	t.Helper()
-	l, err := config.Load(config.Source{Sets: append([]string{"DB_SWITCH=IoTDB", "INIT_WAIT_TIME=0"}, sets...), NoEnv: true, Catalog: adapters.Registry{Driver()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := runner.NewPlan(l.Config)
+	p, err := runner.NewPlan(adaptertest.Load(t, Driver(), append([]string{"INIT_WAIT_TIME=0"}, sets...)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,9 +439,9 @@ func TestIoTDB(t *testing.T) {
 		f.compare(t, 60, 1)
 		// A plain client is refused, with a hint rather than a riddle.
 		host, port := server(t)
-		l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "HOST=" + host, "PORT=" + port, "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
-		s, _ := generator.NewSchema(l.Config)
-		if _, err := Driver().Open(context.Background(), adapters.Params{Config: l.Config, Schema: s}); err == nil || !strings.Contains(err.Error(), "USE_SSL=true") {
+		c := adaptertest.Load(t, Driver(), "HOST="+host, "PORT="+port, "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1")
+		s, _ := generator.NewSchema(c)
+		if _, err := Driver().Open(context.Background(), adapters.Params{Config: c, Schema: s}); err == nil || !strings.Contains(err.Error(), "USE_SSL=true") {
 			t.Fatalf("plain connection to a TLS server: %v", err)
 		}
 	})
@@ -567,9 +563,9 @@ func sqlQuery(s *generator.Schema, f queries.Family, agg string, limit int64, de
 }
 
 func TestSQL(t *testing.T) {
-	l, _ := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "DEVICE_NUMBER=4", "GROUP_NUMBER=2", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=3", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
-	s, _ := generator.NewSchema(l.Config)
-	a := &Adapter{cfg: l.Config, opts: options(l.Config), schema: s, root: "root.test"}
+	c := adaptertest.Load(t, Driver(), "DEVICE_NUMBER=4", "GROUP_NUMBER=2", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=3", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0")
+	s, _ := generator.NewSchema(c)
+	a := &Adapter{cfg: c, opts: options(c), schema: s, root: "root.test"}
 	for _, d := range s.Devices {
 		a.paths = append(a.paths, a.root+"."+s.Groups[d.Group].Name+"."+d.Name)
 	}
@@ -601,7 +597,7 @@ func TestTrustStoreChecked(t *testing.T) {
 		{filepath.Join(dir, "missing.pem"), "cannot read the trust store"},
 	} {
 		// The loader reports the driver's checks with the keys' errors.
-		_, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "USE_SSL=true", "TRUST_STORE_PATH=" + c.path, "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
+		_, err := adaptertest.Try(Driver(), "USE_SSL=true", "TRUST_STORE_PATH="+c.path, "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1")
 		var errs config.Errors
 		if !errors.As(err, &errs) || len(errs) != 1 || errs[0].Key != "TRUST_STORE_PATH" || !strings.Contains(errs[0].Msg, c.want) {
 			t.Fatalf("%s: %v", c.path, err)
@@ -613,12 +609,9 @@ func TestTrustStoreChecked(t *testing.T) {
 // them): one table per query, devices by the TAG column, date_bin windows
 // from the query's start.
 func TestTableSQL(t *testing.T) {
-	l, err := config.Load(config.Source{Sets: []string{"DB_SWITCH=IoTDB", "IOTDB_DIALECT_MODE=table", "IOTDB_TABLE_NUMBER=4", "DEVICE_NUMBER=8", "GROUP_NUMBER=2", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=3", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := generator.NewSchema(l.Config)
-	a := &Adapter{cfg: l.Config, opts: options(l.Config), schema: s}
+	c := adaptertest.Load(t, Driver(), "IOTDB_DIALECT_MODE=table", "IOTDB_TABLE_NUMBER=4", "DEVICE_NUMBER=8", "GROUP_NUMBER=2", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=3", "INSERT_DATATYPE_PROPORTION=0:0:0:0:1:0:0:0:0:0:0")
+	s, _ := generator.NewSchema(c)
+	a := &Adapter{cfg: c, opts: options(c), schema: s}
 	a.openTables(poolConfig{})
 	q := func(f queries.Family, limit int64, devs ...int) *queries.Query {
 		return sqlQuery(s, f, "max_value", limit, devs...)
@@ -729,7 +722,7 @@ func TestBriefStatement(t *testing.T) {
 }
 
 // TestQueryAnswerNoted: a query whose whole result came in the first
-// answer notes it (adapters.Answered) before decoding it and closing the
+// answer notes it (adapters.Received) before decoding it and closing the
 // query, so that the runner's clock stops there.
 func TestQueryAnswerNoted(t *testing.T) {
 	p := runPlan(t, "DB_NAME=answer", "GROUP_NUMBER=1", "DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=4", "BATCH_SIZE_PER_WRITE=10", "LOOP=1", "VERIFY=false")
@@ -746,7 +739,7 @@ func TestQueryAnswerNoted(t *testing.T) {
 	}
 	q := &queries.Query{Family: queries.TimeRange, Devices: []*generator.Device{&p.Schema.Devices[0]}, Sensors: []*generator.Sensor{&p.Schema.Sensors[0]},
 		Start: b.Timestamps[0], End: b.Timestamps[b.Len()-1], Limit: -1}
-	qctx, clock := adapters.WithAnswerClock(ctx)
+	qctx, clock := adapters.WithResponseClock(ctx)
 	before := time.Now()
 	n, err := a.Query(qctx, q)
 	after := time.Now()

@@ -9,7 +9,7 @@ import (
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/queries"
 
-	"github.com/tsbench/tsbench/adapters/adaptertest"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 )
 
 // TestConformance runs what applies of the suite: Null declares no

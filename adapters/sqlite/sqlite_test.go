@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/tsbench/tsbench/adapters"
-	"github.com/tsbench/tsbench/adapters/adaptertest"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 )
 
 type fixture struct {
@@ -70,7 +70,7 @@ func TestConformance(t *testing.T) {
 // TestCheck: the driver's own limit comes from the loader, with the
 // errors of the keys (the registry is the loader's config.Checker).
 func TestCheck(t *testing.T) {
-	_, err := config.Load(config.Source{Sets: []string{"SENSOR_NUMBER=2500", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1"}, NoEnv: true, Catalog: adapters.Registry{Driver()}})
+	_, err := adaptertest.Try(Driver(), "SENSOR_NUMBER=2500", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1")
 	var errs config.Errors
 	if !errors.As(err, &errs) || len(errs) != 1 || !strings.Contains(errs.Error(), "SENSOR_NUMBER=2500: is more than a SQLite table can hold as columns (valid: 1..1998 with DB_SWITCH=SQLite)") {
 		t.Fatalf("errors = %v", err)

@@ -15,7 +15,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/tsbench/tsbench/loopback"
+	"github.com/tsbench/tsbench/internal/loopback"
 	"github.com/tsbench/tsbench/metrics"
 	"github.com/tsbench/tsbench/pace"
 )

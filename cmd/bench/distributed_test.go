@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsbench/tsbench/adapters/adaptertest"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 )
 
 // TestDistributedSQLite runs three bench processes against one SQLite

@@ -6,10 +6,14 @@
 //	bench -c config.properties            run a benchmark (same as bench run)
 //	bench run -c FILE --set KEY=VALUE     override keys; --label tags the run
 //	bench show RUN                        print a saved run again
+//	bench compare BASE CONTENDER          ratio tables with verdicts; --fail-above gates
 //	bench verify -c FILE                  count the points a database holds
 //	bench version                         version and supported databases
 //
-// Exit status: 0 ok, 2 bad usage or input, 3 the run failed.
+// Exit status: 0 ok; 1 compare --fail-above found a regression; 2 bad usage
+// or input (nothing runs); 3 the run failed or is incomplete (its record is
+// saved); 4 compare --fail-above could not test some gated rows. The
+// statuses are the constants in cli.go.
 package main
 
 import (

@@ -21,6 +21,7 @@ import (
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
+	"github.com/tsbench/tsbench/internal/configtest"
 	"github.com/tsbench/tsbench/queries"
 )
 
@@ -68,18 +69,16 @@ func Server(t testing.TB, env, script, pkg string) (host, port string) {
 }
 
 // Load reads a configuration of the driver's database with the driver's
-// keys, from KEY=VALUE lines, ignoring the environment: the one way the
-// adapters' tests build configurations.
+// keys from KEY=VALUE lines (configtest.Load): the loader runs the driver's
+// checks too.
 func Load(t testing.TB, drv adapters.Driver, sets ...string) *config.Config {
 	t.Helper()
-	l, err := config.Load(config.Source{Sets: append([]string{"DB_SWITCH=" + drv.Name}, sets...), NoEnv: true, Catalog: adapters.Registry{drv}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if errs := drv.Validate(l.Config); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	return l.Config
+	return configtest.Load(t, adapters.Registry{drv}, append([]string{"DB_SWITCH=" + drv.Name}, sets...)...)
+}
+
+// Try is Load for the tests of refusals: the loader's error is returned.
+func Try(drv adapters.Driver, sets ...string) (*config.Loaded, error) {
+	return configtest.Try(adapters.Registry{drv}, append([]string{"DB_SWITCH=" + drv.Name}, sets...)...)
 }
 
 // base is a small schema whose queries return data: 6 devices in 2 groups,

@@ -1,6 +1,8 @@
-// Package queries makes the DB-neutral parameters of the query families
-// Q1..Q11, deterministically per client from QUERY_SEED. Adapters translate
-// a Query into their language; they never invent parameters.
+// Package queries holds the query families Q1..Q12 and makes their
+// DB-neutral parameters deterministically per client from QUERY_SEED, with
+// the reference answer of every query computed from the generator's model.
+// Adapters translate a Query into their language; they never invent
+// parameters.
 //
 // Points: a query's result size is counted in value cells returned, excluding
 // time and device columns: rows × sensors for raw-data queries, one per

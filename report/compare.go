@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"sort"
@@ -400,6 +401,15 @@ func ComparisonJSON(c *compare.Comparison) any {
 		out.Rows = append(out.Rows, rj)
 	}
 	return out
+}
+
+// WriteComparison writes a comparison in a table format, laid out in l, or
+// as JSON (ComparisonJSON, whatever the layout).
+func WriteComparison(w io.Writer, f Format, l Layout, c *compare.Comparison) error {
+	if f == JSON {
+		return WriteJSON(w, ComparisonJSON(c))
+	}
+	return WriteTables(w, f, l.Tables(c))
 }
 
 // Layout is a layout of a comparison's tables (--layout).

@@ -1,7 +1,8 @@
 // Package runner runs a benchmark: it turns a configuration into a plan (what
 // every client will do, computed without touching a database), then runs the
 // plan's phases with bound clients against an adapter, recording every
-// operation, honouring timeouts, pacing, time limits and cancellation.
+// operation, honouring timeouts, pacing, time limits and cancellation, and
+// turns the result into the run's record.
 package runner
 
 import (

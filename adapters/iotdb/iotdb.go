@@ -1,6 +1,6 @@
-// Package iotdb is the Apache IoTDB adapter (tree model), for IoTDB 1.3 and
-// 2.x, speaking IoTDB's thrift session protocol through the rpc package of
-// github.com/apache/iotdb-client-go/v2.
+// Package iotdb is the Apache IoTDB adapter (tree and table models), for
+// IoTDB 1.3 and 2.x, speaking IoTDB's thrift session protocol through the
+// rpc package of github.com/apache/iotdb-client-go/v2.
 //
 // Layout as iot-benchmark's (spec §3.7, §7): one database root.<DB_NAME>.<group>
 // per group, device paths root.<DB_NAME>.<group>.<device>, aligned time series

@@ -105,19 +105,14 @@ them by their ratio instead).`,
 			}
 			cmp.Warnings = warnings
 			var buf bytes.Buffer
-			switch f {
-			case report.JSON:
-				if err := report.WriteJSON(&buf, report.ComparisonJSON(cmp)); err != nil {
-					return failedError(err)
+			write := report.WriteComparison
+			if f == report.HTML {
+				write = func(w io.Writer, _ report.Format, l report.Layout, c *compare.Comparison) error {
+					return htmlreport.Comparison(w, toolVersion(), c, l.Tables(c))
 				}
-			case report.HTML:
-				if err := htmlreport.Comparison(&buf, toolVersion(), cmp, lay.Tables(cmp)); err != nil {
-					return failedError(err)
-				}
-			default:
-				if err := report.WriteTables(&buf, f, lay.Tables(cmp)); err != nil {
-					return failedError(err)
-				}
+			}
+			if err := write(&buf, f, lay, cmp); err != nil {
+				return failedError(err)
 			}
 			if err := writeHTML(stdout, stderr, output, buf.Bytes()); err != nil {
 				return err
@@ -131,23 +126,7 @@ them by their ratio instead).`,
 			if !gated {
 				return nil
 			}
-			g := cmp.Gate(failAbove, untested)
-			for _, u := range g.Unproven {
-				fmt.Fprintf(stderr, "note: %s\n", u)
-			}
-			var msg []string
-			if len(g.Untested) > 0 {
-				msg = append(msg, fmt.Sprintf("%d gated rows could not be tested (--untested=ratio judges them by their ratio):\n%s", len(g.Untested), strings.Join(g.Untested, "\n")))
-			}
-			if len(g.Regressions) > 0 {
-				msg = append([]string{fmt.Sprintf("regressions beyond --fail-above %g%%:\n%s", failAbove, strings.Join(g.Regressions, "\n"))}, msg...)
-				return &exitError{exitRegressed, errors.New(strings.Join(msg, "\n"))}
-			}
-			if len(msg) > 0 {
-				return &exitError{exitUntested, errors.New(strings.Join(msg, "\n"))}
-			}
-			fmt.Fprintf(stderr, "gate passed: no gated row is worse by more than %g%%\n", failAbove)
-			return nil
+			return gateExit(stderr, cmp.Gate(failAbove, untested), failAbove)
 		},
 	}
 	f := cmd.Flags()
@@ -163,6 +142,27 @@ them by their ratio instead).`,
 	f.StringVar(&untested, "untested", compare.UntestedFail, "what --fail-above does with gated rows it cannot test: fail (exit 4) or ratio (judge them by their ratio alone)")
 	f.BoolVar(&force, "force", false, "compare runs of different workloads (their differing keys are listed) or failed runs")
 	return cmd
+}
+
+// gateExit turns what --fail-above found into the exit status: 1 for a
+// regression, 4 for gated rows it could not test, 0 when it passed.
+func gateExit(stderr io.Writer, g compare.GateResult, failAbove float64) error {
+	for _, u := range g.Unproven {
+		fmt.Fprintf(stderr, "note: %s\n", u)
+	}
+	var msg []string
+	if len(g.Untested) > 0 {
+		msg = append(msg, fmt.Sprintf("%d gated rows could not be tested (--untested=ratio judges them by their ratio):\n%s", len(g.Untested), strings.Join(g.Untested, "\n")))
+	}
+	if len(g.Regressions) > 0 {
+		msg = append([]string{fmt.Sprintf("regressions beyond --fail-above %g%%:\n%s", failAbove, strings.Join(g.Regressions, "\n"))}, msg...)
+		return &exitError{exitRegressed, errors.New(strings.Join(msg, "\n"))}
+	}
+	if len(msg) > 0 {
+		return &exitError{exitUntested, errors.New(strings.Join(msg, "\n"))}
+	}
+	fmt.Fprintf(stderr, "gate passed: no gated row is worse by more than %g%%\n", failAbove)
+	return nil
 }
 
 func newList(stdout, stderr io.Writer) *cobra.Command {

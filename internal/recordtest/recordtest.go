@@ -1,5 +1,5 @@
 // Package recordtest makes run records with known numbers for the tests of
-// the packages that read records (record, compare, report, charts).
+// the packages that read records (record, compare, report).
 package recordtest
 
 import (

@@ -22,23 +22,15 @@ func TestCompareGolden(t *testing.T) {
 	base := side("master-a2b704d", 7, 5, map[string]float64{"INGESTION": 30, "TIME_RANGE": 10, "LATEST_POINT": 2}, order)
 	pr := side("pr2689-7064536", 8, 5, map[string]float64{"INGESTION": 30, "TIME_RANGE": 13, "LATEST_POINT": 2}, order)
 	c := compare.New(base, []compare.Side{pr}, opts)
-	for _, layout := range []string{"rally", "pr"} {
-		for _, f := range []Format{Text, Markdown, CSV, JSON} {
+	// Every layout in every format: a new format gets its golden files
+	// from go test ./report -update.
+	for _, layout := range Layouts {
+		for _, f := range TableFormats.List {
 			var buf bytes.Buffer
-			if f == "json" {
-				if err := WriteJSON(&buf, ComparisonJSON(c)); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				tables := RallyTables(c)
-				if layout == "pr" {
-					tables = PRTables(c)
-				}
-				if err := WriteTables(&buf, f, tables); err != nil {
-					t.Fatal(err)
-				}
+			if err := WriteComparison(&buf, f, layout, c); err != nil {
+				t.Fatal(err)
 			}
-			golden(t, "compare."+layout+"."+string(f)+".golden", buf.Bytes())
+			golden(t, "compare."+string(layout)+"."+string(f)+".golden", buf.Bytes())
 		}
 	}
 }
@@ -111,7 +103,10 @@ func TestDifferencesLead(t *testing.T) {
 		r.Target.DB = "Null"
 	}
 	c := compare.New(base, []compare.Side{cont}, opts)
-	for _, f := range []Format{Text, Markdown, CSV} {
+	for _, f := range TableFormats.List {
+		if f == JSON {
+			continue // below
+		}
 		for _, tables := range [][]Table{RallyTables(c), PRTables(c)} {
 			var buf bytes.Buffer
 			if err := WriteTables(&buf, f, tables); err != nil {

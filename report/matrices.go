@@ -133,7 +133,7 @@ func WriteRun(w io.Writer, format Format, rec *record.Record) error {
 	if format == JSON {
 		return WriteJSON(w, rec)
 	}
-	if format != CSV {
+	if !format.MachineReadable() {
 		fmt.Fprintf(w, "Run %s", rec.ID)
 		if rec.Label != "" {
 			fmt.Fprintf(w, " (%s)", rec.Label)

@@ -293,7 +293,17 @@ func parseStartTime(v string) (time.Time, error) {
 }
 
 var dataTypeNames = "BOOLEAN:INT32:INT64:FLOAT:DOUBLE:TEXT:STRING:BLOB:TIMESTAMP:DATE:OBJECT"
-var operationNames = Ingestion + ":Q1:Q2:Q3:Q4:Q5:Q6:Q7:Q8:Q9:Q10:Q11:Q12"
+
+// operationNames and defaultProportion follow NumOperations: ingestion,
+// then Q1, Q2, ... one weight each.
+var operationNames, defaultProportion = func() (string, string) {
+	names, weights := []string{Ingestion}, []string{"1"}
+	for q := 1; q < NumOperations; q++ {
+		names = append(names, fmt.Sprintf("Q%d", q))
+		weights = append(weights, "0")
+	}
+	return strings.Join(names, ":"), strings.Join(weights, ":")
+}()
 
 // nonWorkload are the shared keys that do not change the data or the
 // queries: where the database is, how to log in, where results go, timeouts,
@@ -383,7 +393,7 @@ func SharedKeys() []Key {
 		floatKey("CONSTANT_RATIO", GroupDataMode, "1", 0, math.MaxFloat64, "≥ 0", "Share of sensors with a constant value.", func(c *Config) *float64 { return &c.FunctionRatios[4] }),
 		longKey("DATA_SEED", GroupDataMode, "666", math.MinInt64, math.MaxInt64, "any whole number", "Seed of all data randomness.", func(c *Config) *int64 { return &c.DataSeed }),
 
-		weightsKey("OPERATION_PROPORTION", GroupDataAmount, "1:0:0:0:0:0:0:0:0:0:0:0:0", NumOperations, operationNames, "Weights of ingestion and each query family. Each client's LOOP operations follow an exact, evenly spread schedule of these shares. Shorter old lists are padded with 0.", func(c *Config) *[]float64 { return &c.OperationProportion }),
+		weightsKey("OPERATION_PROPORTION", GroupDataAmount, defaultProportion, NumOperations, operationNames, "Weights of ingestion and each query family. Each client's LOOP operations follow an exact, evenly spread schedule of these shares. Shorter old lists are padded with 0.", func(c *Config) *[]float64 { return &c.OperationProportion }),
 		intKey("SCHEMA_CLIENT_NUMBER", GroupDataAmount, "20", 1, 100000, "1..100000", "Clients that create the schema (tsbench creates it from one connection; kept for compatibility).", func(c *Config) *int { return &c.SchemaClients }),
 		intKey("DATA_CLIENT_NUMBER", GroupDataAmount, "20", 1, 100000, "1..100000 and ≤ DEVICE_NUMBER when IS_CLIENT_BIND", "Concurrent clients that run the workload.", func(c *Config) *int { return &c.DataClients }),
 		boolKey("IS_CLIENT_BIND", GroupDataAmount, "true", "true: each device belongs to one client. false: clients take device batches from one shared queue.", func(c *Config) *bool { return &c.ClientBind }),

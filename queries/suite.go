@@ -85,7 +85,7 @@ func ParseSuite(name string, data []byte) (*Suite, error) {
 			continue
 		}
 		if len(f) < 2 {
-			return nil, fmt.Errorf("line %d: %q needs a name and a family (Q1..Q11)", n, strings.TrimSpace(line))
+			return nil, fmt.Errorf("line %d: %q needs a name and a family (%s)", n, strings.TrimSpace(line), familyIDs())
 		}
 		v := Variant{Name: f[0]}
 		if seen[v.Name] {
@@ -94,7 +94,7 @@ func ParseSuite(name string, data []byte) (*Suite, error) {
 		seen[v.Name] = true
 		fam, ok := familyByID(f[1])
 		if !ok {
-			return nil, fmt.Errorf("line %d: %q is not a query family (valid: Q1..Q11)", n, f[1])
+			return nil, fmt.Errorf("line %d: %q is not a query family (valid: %s)", n, f[1], familyIDs())
 		}
 		v.Family = fam
 		for _, kv := range f[2:] {
@@ -118,6 +118,25 @@ func ParseSuite(name string, data []byte) (*Suite, error) {
 		return nil, fmt.Errorf("the suite has no variants")
 	}
 	return s, nil
+}
+
+// familyIDs names the families a suite may use, runs of numbers as ranges:
+// "Q1..Q11".
+func familyIDs() string {
+	var parts []string
+	for i := 0; i < len(Families); {
+		j := i
+		for j+1 < len(Families) && Families[j+1] == Families[j]+1 {
+			j++
+		}
+		part := Families[i].ID()
+		if j > i {
+			part += ".." + Families[j].ID()
+		}
+		parts = append(parts, part)
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 func familyByID(id string) (Family, bool) {

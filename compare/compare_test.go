@@ -203,16 +203,8 @@ func TestSeveralContenders(t *testing.T) {
 // TestServerMetricsCompared: node metrics are compared by their medians,
 // never judged, and a metric one side does not report is said so, not 0.
 func TestServerMetricsCompared(t *testing.T) {
-	order := []string{"INGESTION"}
-	b := side("base", 1, 3, map[string]float64{"INGESTION": 5}, order)
-	c := side("cont", 2, 3, map[string]float64{"INGESTION": 5}, order)
-	for i, r := range b.Runs {
-		r.ServerMetrics = []record.ServerMetric{{Name: "Cumulative indexing time of primary shards", Value: float64(2 + i), Unit: "min"}, {Name: "Segment count", Value: 10}}
-	}
-	for _, r := range c.Runs {
-		r.ServerMetrics = []record.ServerMetric{{Name: "Cumulative indexing time of primary shards", Value: 6, Unit: "min"}}
-	}
-	cmp := New(b, []Side{c}, opts)
+	b, c := recordtest.ServerMetricRuns()
+	cmp := New(Side{Label: "base", Runs: b}, []Side{{Label: "cont", Runs: c}}, opts)
 	if len(cmp.ServerRows) != 2 {
 		t.Fatalf("server rows %+v", cmp.ServerRows)
 	}

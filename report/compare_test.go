@@ -7,7 +7,6 @@ import (
 
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/internal/recordtest"
-	"github.com/tsbench/tsbench/record"
 )
 
 // side makes a side of n synthetic runs (recordtest.Runs).
@@ -78,16 +77,8 @@ func TestSeveralContendersLaidOut(t *testing.T) {
 // TestServerMetricsTable: the server's figures get a table of their own,
 // and a metric one side lacks is "-", not 0.
 func TestServerMetricsTable(t *testing.T) {
-	order := []string{"INGESTION"}
-	b := side("base", 1, 3, map[string]float64{"INGESTION": 5}, order)
-	c := side("cont", 2, 3, map[string]float64{"INGESTION": 5}, order)
-	for i, r := range b.Runs {
-		r.ServerMetrics = []record.ServerMetric{{Name: "Cumulative indexing time of primary shards", Value: float64(2 + i), Unit: "min"}, {Name: "Segment count", Value: 10}}
-	}
-	for _, r := range c.Runs {
-		r.ServerMetrics = []record.ServerMetric{{Name: "Cumulative indexing time of primary shards", Value: 6, Unit: "min"}}
-	}
-	tables := RallyTables(compare.New(b, []compare.Side{c}, opts))
+	b, c := recordtest.ServerMetricRuns()
+	tables := RallyTables(compare.New(compare.Side{Label: "base", Runs: b}, []compare.Side{{Label: "cont", Runs: c}}, opts))
 	if len(tables) != 2 || tables[1].Rows[0][0] != "Cumulative indexing time of primary shards" || tables[1].Rows[1][2] != "-" {
 		t.Fatalf("tables %+v", tables[len(tables)-1])
 	}

@@ -174,33 +174,28 @@ func addRunFlags(cmd *cobra.Command, rf *runFlags) {
 	f.StringVar(&rf.startAt, "start-at", startAtFlag(), "begin the measured phase at this time (RFC 3339 or Unix seconds; TSBENCH_START_AT sets it): the instances of a distributed run start together; an instance ready after it fails")
 }
 
-// loadConfig reads a configuration and prints what the loader had to say.
-func loadConfig(path string, sets []string, stderr io.Writer) (*config.Loaded, error) {
+// prepare reads a configuration (the loader runs the driver's checks too),
+// finds the database's driver and builds the plan: everything that can
+// reject a run before anything connects.
+func prepare(path string, sets []string) (*config.Loaded, *adapters.Driver, *runner.Plan, error) {
 	l, err := config.Load(config.Source{Path: path, Sets: sets, Catalog: registry()})
 	if err != nil {
 		var ce *config.Error
 		var ces config.Errors
 		if errors.As(err, &ce) || errors.As(err, &ces) {
-			return nil, usageError(err)
+			return nil, nil, nil, usageError(err)
 		}
-		return nil, usageError(fmt.Errorf("read %s: %w", path, err))
+		return nil, nil, nil, usageError(fmt.Errorf("read %s: %w", path, err))
 	}
-	return l, nil
-}
-
-// prepare finds the database's driver and builds the plan. With the
-// loader's checks (the driver's among them), it is everything that can
-// reject a run before anything connects.
-func prepare(c *config.Config) (*adapters.Driver, *runner.Plan, error) {
-	drv, err := registry().Lookup(c.DBSwitch)
+	drv, err := registry().Lookup(l.Config.DBSwitch)
 	if err != nil {
-		return nil, nil, usageError(err)
+		return nil, nil, nil, usageError(err)
 	}
-	plan, err := runner.NewPlan(c)
+	plan, err := runner.NewPlan(l.Config)
 	if err != nil {
-		return nil, nil, usageError(err)
+		return nil, nil, nil, usageError(err)
 	}
-	return drv, plan, nil
+	return l, drv, plan, nil
 }
 
 // formatFlag adds --format for the formats a command writes, its help
@@ -263,15 +258,11 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError(err)
 	}
-	l, err := loadConfig(rf.config, rf.sets, stderr)
+	l, drv, plan, err := prepare(rf.config, rf.sets)
 	if err != nil {
 		return err
 	}
 	c := l.Config
-	drv, plan, err := prepare(c)
-	if err != nil {
-		return err
-	}
 	startAt, err := parseStartAt(rf.startAt, time.Now())
 	if err != nil {
 		return usageError(err)

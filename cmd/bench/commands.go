@@ -67,15 +67,11 @@ func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 				return usageError(errors.New("give a config file with -c, e.g. bench verify -c config.properties"))
 			}
 			// VERIFY=true lets the loader refuse a database that cannot count.
-			l, err := loadConfig(cfgPath, append(sets, "VERIFY=true"), stderr)
+			l, drv, plan, err := prepare(cfgPath, append(sets, "VERIFY=true"))
 			if err != nil {
 				return err
 			}
 			c := l.Config
-			drv, plan, err := prepare(c)
-			if err != nil {
-				return err
-			}
 			printNotes(l, stderr)
 			a, err := drv.Open(ctx, adapters.Params{Config: c, Schema: plan.Schema, Existing: true})
 			if err != nil {

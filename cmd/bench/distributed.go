@@ -129,11 +129,7 @@ each would delete the others' data: run bench clean once before starting them.`,
 			if cfgPath == "" {
 				return usageError(errors.New("give a config file with -c, e.g. bench clean -c config.properties"))
 			}
-			l, err := loadConfig(cfgPath, sets, stderr)
-			if err != nil {
-				return err
-			}
-			drv, plan, err := prepare(l.Config)
+			l, drv, plan, err := prepare(cfgPath, sets)
 			if err != nil {
 				return err
 			}

@@ -69,3 +69,19 @@ func Runs(label string, seed uint64, n int, means map[string]float64, order []st
 	}
 	return out
 }
+
+// ServerMetricRuns are two sides of three runs whose servers reported
+// figures: the baseline's indexing time 2, 3 and 4 min and a segment count
+// of 10, the contender's indexing time 6 min and no segment count.
+func ServerMetricRuns() (base, contender []*record.Record) {
+	order := []string{config.Ingestion}
+	base = Runs("base", 1, 3, map[string]float64{config.Ingestion: 5}, order)
+	contender = Runs("cont", 2, 3, map[string]float64{config.Ingestion: 5}, order)
+	for i, r := range base {
+		r.ServerMetrics = []record.ServerMetric{{Name: "Cumulative indexing time of primary shards", Value: float64(2 + i), Unit: "min"}, {Name: "Segment count", Value: 10}}
+	}
+	for _, r := range contender {
+		r.ServerMetrics = []record.ServerMetric{{Name: "Cumulative indexing time of primary shards", Value: 6, Unit: "min"}}
+	}
+	return base, contender
+}

@@ -252,6 +252,10 @@ func weightsKey(name, group, def string, n int, names, doc string, field func(*C
 			if sum <= 0 {
 				return bad("all weights are zero")
 			}
+			if math.IsInf(sum, 0) {
+				// Shares of an infinite sum are all zero or undefined.
+				return bad("the weights add up to more than a number holds; give smaller weights in the same ratios")
+			}
 			*field(c) = ws
 			return nil
 		}))

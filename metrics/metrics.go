@@ -311,6 +311,54 @@ func summarise(h *hdrhistogram.Histogram, n, sum, lo, hi int64) Latency {
 	}
 }
 
+// Check says what makes a snapshot read from a file unusable: a negative
+// count, sum or window, a minimum above the maximum, or a histogram that
+// does not decode (successes without one could only be shown as 0 ms).
+func (s *Snapshot) Check() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"ok_operations", s.OKOps}, {"ok_points", s.OKPoints}, {"failed_operations", s.FailOps}, {"failed_points", s.FailPoints},
+		{"latency_sum_us", s.SumMicros}, {"latency_min_us", s.MinMicros}, {"latency_max_us", s.MaxMicros},
+		{"service_time_sum_us", s.ServiceSumMicros}, {"service_time_min_us", s.ServiceMinMicros}, {"service_time_max_us", s.ServiceMaxMicros}} {
+		if f.v < 0 {
+			return fmt.Errorf("operation %q has %s %d, less than 0", s.Operation, f.name, f.v)
+		}
+	}
+	for i, n := range s.PerSecond {
+		if n < 0 {
+			return fmt.Errorf("operation %q has %d points in second %d, less than 0", s.Operation, n, i+1)
+		}
+	}
+	for msg, n := range s.Errors {
+		if n < 0 {
+			return fmt.Errorf("operation %q counts error %q %d times, less than 0", s.Operation, msg, n)
+		}
+	}
+	if s.OKOps > 0 && s.MinMicros > s.MaxMicros {
+		return fmt.Errorf("operation %q has a minimum latency (%d µs) above its maximum (%d µs)", s.Operation, s.MinMicros, s.MaxMicros)
+	}
+	for _, h := range []struct {
+		what, saved string
+		need        bool
+	}{{"latency", s.Histogram, s.OKOps > 0}, {"service time", s.ServiceHistogram, false}} {
+		switch {
+		case h.saved == "" && h.need:
+			return fmt.Errorf("operation %q has %d successful operations but no %s histogram", s.Operation, s.OKOps, h.what)
+		case h.saved == "":
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(h.saved)
+		if err == nil {
+			_, err = hdrhistogram.Decode(raw)
+		}
+		if err != nil {
+			return fmt.Errorf("the %s histogram of operation %q does not decode: %w", h.what, s.Operation, err)
+		}
+	}
+	return nil
+}
+
 // Encode fills the histogram fields from the in-memory histograms, for saving.
 func (s *Snapshot) Encode() error {
 	for _, h := range []struct {

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"sort"
@@ -121,6 +122,33 @@ type Phase struct {
 	StartedAt  time.Time           `json:"started_at"`
 	Seconds    float64             `json:"seconds"`
 	Operations []*metrics.Snapshot `json:"operations"`
+}
+
+// check says what makes a record read from a file unusable: a phase with
+// no operation where one is listed, a negative or infinite duration, an
+// operation's damaged figures, or a verify with negative counts. Every
+// reader may then use what it finds without checking again.
+func (r *Record) check() error {
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		if math.IsNaN(p.Seconds) || math.IsInf(p.Seconds, 0) || p.Seconds < 0 || p.Clients < 0 {
+			return fmt.Errorf("phase %d (%s) lasted %g seconds with %d clients", i+1, p.Group(), p.Seconds, p.Clients)
+		}
+		for j, op := range p.Operations {
+			if op == nil {
+				return fmt.Errorf("phase %d (%s) lists operation %d as null", i+1, p.Group(), j+1)
+			}
+			if err := op.Check(); err != nil {
+				return fmt.Errorf("phase %d (%s): %w", i+1, p.Group(), err)
+			}
+		}
+	}
+	if v := r.Verify; v != nil {
+		if v.Devices < 0 || v.Expected < 0 || v.Found < 0 {
+			return fmt.Errorf("its verify counts %d devices holding %d of %d points", v.Devices, v.Found, v.Expected)
+		}
+	}
+	return nil
 }
 
 // Group names the phase with its round, "ingest" or "query round 1": the

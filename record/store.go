@@ -77,6 +77,9 @@ func Load(path string) (*Record, error) {
 	if rec.ID == "" {
 		return nil, &DamagedError{Path: path, Err: errors.New("it has no id")}
 	}
+	if err := rec.check(); err != nil {
+		return nil, &DamagedError{Path: path, Err: err}
+	}
 	return &rec, nil
 }
 

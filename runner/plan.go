@@ -179,8 +179,11 @@ func OperationCounts(weights []float64, loop int64) [config.NumOperations]int64 
 	var rems []rem
 	var given int64
 	for i, w := range weights {
-		exact := float64(loop) * w / sum
-		counts[i] = int64(exact)
+		// w/sum is at most 1, so the share never exceeds loop; loop*w
+		// first could overflow to +Inf (a weight of 1e307) and its
+		// conversion to a count is undefined.
+		exact := float64(loop) * (w / sum)
+		counts[i] = min(int64(exact), loop)
 		given += counts[i]
 		if w > 0 {
 			rems = append(rems, rem{i, exact - float64(counts[i])})

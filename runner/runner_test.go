@@ -52,6 +52,10 @@ func TestOperationCountsExact(t *testing.T) {
 		{[]float64{12, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0}, 230, []int64{120, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10}},
 		{[]float64{1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 10, []int64{4, 3, 3}},
 		{[]float64{100, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 10, []int64{9, 1}}, // every weighted kind runs
+		// LOOP × 1e307 overflows: the share must come from w/sum first
+		// (it spun for minutes counting to an undefined conversion).
+		{[]float64{1e307, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 20, []int64{20, 0}},
+		{[]float64{1e307, 1e307, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 20, []int64{10, 10}},
 	}
 	for _, c := range cases {
 		got := OperationCounts(c.weights, c.loop)

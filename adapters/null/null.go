@@ -10,6 +10,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,7 +30,7 @@ func Driver() adapters.Driver {
 		Description: "accepts every write, answers every query with nothing: measures tsbench itself, or with NULL_DELAY_MS is a target of known latency",
 		Can:         adapters.Capabilities{Flush: true, MultiWrite: true},
 		Keys:        Keys(),
-		Check:       func(*config.Config) config.Errors { return nil },
+		Check:       check,
 		Open: func(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 			a := &Adapter{opt: *config.OptionsOrDefaults[Options](p.Config, Keys())}
 			if a.opt.DelayMS > 0 || a.opt.JitterMS > 0 {
@@ -39,6 +41,49 @@ func Driver() adapters.Driver {
 			return a, nil
 		},
 	}
+}
+
+// check refuses a NULL_SLOW_OPERATION that names no operation the run
+// performs: it would slow nothing, and a check of a regression gate that
+// rests on it would pass without checking anything.
+func check(c *config.Config) config.Errors {
+	opt := config.OptionsOrDefaults[Options](c, Keys())
+	if opt.SlowOp == "" {
+		return nil
+	}
+	ops := operations(c)
+	if slices.Contains(ops, opt.SlowOp) {
+		return nil
+	}
+	valid := "empty (no operation is slowed)"
+	if len(ops) > 0 {
+		valid = strings.Join(ops, ", ") + ", or empty"
+	}
+	return config.Errors{{Key: "NULL_SLOW_OPERATION", Value: opt.SlowOp, Msg: "names no operation of this run, so it would slow nothing", Valid: valid}}
+}
+
+// operations are the names of the operations a run of c performs, as its
+// reports name them: INGESTION when it writes, then the query families with
+// weight, or the variants of its QUERY_SUITE.
+func operations(c *config.Config) []string {
+	var ops []string
+	if c.HasWrites() {
+		ops = append(ops, config.Ingestion)
+	}
+	if c.QuerySuite != "" {
+		if s, err := queries.LoadSuite(c.QuerySuite); err == nil {
+			for _, v := range s.Variants {
+				ops = append(ops, v.Name)
+			}
+		}
+		return ops
+	}
+	for _, f := range queries.Families {
+		if int(f) < len(c.OperationProportion) && c.OperationProportion[f] > 0 {
+			ops = append(ops, f.String())
+		}
+	}
+	return ops
 }
 
 // Options are the delay target's keys. They describe the database, not the
@@ -56,7 +101,7 @@ func Keys() *config.KeySet {
 	return config.NewKeySet[Options]("Null", "Null delay target", []config.Key{
 		config.Float("NULL_DELAY_MS", "0", 0, 60000, "0..60000", "Every write and query of the Null database takes this many milliseconds (a delay target of known latency; 0 answers at once).", func(o *Options) *float64 { return &o.DelayMS }),
 		config.Float("NULL_JITTER_MS", "0", 0, 60000, "0..60000", "Plus a random delay drawn uniformly from [0, NULL_JITTER_MS) per operation: run-to-run and operation-to-operation noise.", func(o *Options) *float64 { return &o.JitterMS }),
-		config.String("NULL_SLOW_OPERATION", "", "Operation whose delay NULL_SLOWDOWN_PCT scales: INGESTION or a query's name as reports show it (PRECISE_POINT, Q4b3, ...); empty scales none.", func(o *Options) *string { return &o.SlowOp }),
+		config.String("NULL_SLOW_OPERATION", "", "Operation whose delay NULL_SLOWDOWN_PCT scales: INGESTION or a query's name as reports show it (PRECISE_POINT, Q4b3, ...); empty scales none. A name of no operation the run performs is refused.", func(o *Options) *string { return &o.SlowOp }),
 		config.Float("NULL_SLOWDOWN_PCT", "0", -99, 10000, "-99..10000", "Percent by which the delay and jitter of NULL_SLOW_OPERATION grow: 30 makes it 1.3 times as slow, a controlled regression.", func(o *Options) *float64 { return &o.SlowdownPct }),
 	}, nil)
 }

@@ -3,6 +3,7 @@ package null
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,12 +20,40 @@ func TestConformance(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Target{Driver: Driver()})
 }
 
+// TestSlowOperationIsARunsOperation: a NULL_SLOW_OPERATION that names no
+// operation of the run is refused with the names it could take, so a check
+// of the gate cannot pass by slowing nothing.
+func TestSlowOperationIsARunsOperation(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string // "" when accepted
+	}{
+		{[]string{"NULL_SLOW_OPERATION=FOO"}, "NULL_SLOW_OPERATION=FOO: names no operation of this run, so it would slow nothing (valid: INGESTION, or empty)"},
+		{[]string{"NULL_SLOW_OPERATION=PRECISE_POINT"}, "(valid: INGESTION, or empty)"},
+		{[]string{"NULL_SLOW_OPERATION=precise_point", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0"}, "(valid: INGESTION, PRECISE_POINT, or empty)"},
+		{[]string{"NULL_SLOW_OPERATION=PRECISE_POINT", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0"}, ""},
+		{[]string{"NULL_SLOW_OPERATION=INGESTION"}, ""},
+		{[]string{"NULL_SLOW_OPERATION=Q4b3", "QUERY_SUITE=weekly"}, ""},
+		{[]string{"NULL_SLOW_OPERATION=TIME_RANGE", "QUERY_SUITE=weekly"}, "names no operation of this run"},
+		{nil, ""},
+	} {
+		_, err := adaptertest.Try(Driver(), c.sets...)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: refused: %v", c.sets, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%v: %v, want %q", c.sets, err, c.want)
+		}
+	}
+}
+
 // TestDelayTarget checks the delay target's promise: every operation takes
 // at least NULL_DELAY_MS, the slow operation its share more, and a done
 // context ends the wait at once with an error.
 func TestDelayTarget(t *testing.T) {
 	ctx := context.Background()
-	cfg := adaptertest.Load(t, Driver(), "NULL_DELAY_MS=20", "NULL_JITTER_MS=0", "NULL_SLOW_OPERATION=PRECISE_POINT", "NULL_SLOWDOWN_PCT=100")
+	cfg := adaptertest.Load(t, Driver(), "NULL_DELAY_MS=20", "NULL_JITTER_MS=0", "NULL_SLOW_OPERATION=PRECISE_POINT", "NULL_SLOWDOWN_PCT=100",
+		"OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0")
 	a, err := Driver().Open(ctx, adapters.Params{Config: cfg})
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,9 @@ const (
 	exitUsage     = 2 // bad usage or input
 	exitFailed    = 3 // the run itself failed
 	exitUntested  = 4 // compare --fail-above could not test a gated row
+	// exitBug is a panic in the command: sysexits' EX_SOFTWARE, so that
+	// it is never read as bad usage (Go's own panic status is 2).
+	exitBug = 70
 )
 
 // exitError carries an exit status; its message is printed as is.
@@ -76,16 +79,22 @@ func toolVersion() string {
 
 // Main runs the command line and returns the exit status. main only wires
 // it to the process, so tests run the whole CLI in-process.
-func Main(args []string, stdout, stderr io.Writer) int {
+func Main(args []string, stdout, stderr io.Writer) (code int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "bench: internal error, a bug in tsbench: %v (please report it with the command that led to it)\n", p)
+			code = exitBug
+		}
+	}()
 	root := newRoot(ctx, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
 	}
-	code := exitUsage // cobra's own errors are usage errors
+	code = exitUsage // cobra's own errors are usage errors
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
@@ -127,7 +136,8 @@ found a difference).
 
 Exit status: 0 ok; 1 bench compare --fail-above found a regression; 2 bad
 usage or input (nothing runs); 3 the run failed or is incomplete (its record
-is saved); 4 bench compare --fail-above could not test some gated rows.`,
+is saved); 4 bench compare --fail-above could not test some gated rows; 70
+an internal error (a bug in tsbench: please report it).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,

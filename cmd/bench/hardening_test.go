@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsbench/tsbench/internal/recordtest"
+	"github.com/tsbench/tsbench/record"
+)
+
+// benchWithin runs the binary and fails the test when it has not ended
+// within limit: the defects here were hangs.
+func benchWithin(t *testing.T, limit time.Duration, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = filepath.Join("..", "..")
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("bench %v still ran after %v", args, limit)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{o.String(), e.String(), code}
+}
+
+// TestHugeWeightEndsAtOnce: OPERATION_PROPORTION=1e307:1:… spun at full
+// CPU for more than ten minutes, through SIGTERM, also as a dry run: the
+// share LOOP × 1e307 overflowed to +Inf and its count was undefined. The
+// dry run and the run now end at once, and weights whose sum overflows
+// are refused with the key named.
+func TestHugeWeightEndsAtOnce(t *testing.T) {
+	args := []string{"-c", "config.properties", "--set", "DB_SWITCH=Null", "--set", "DEVICE_NUMBER=4", "--set", "GROUP_NUMBER=1",
+		"--set", "DATA_CLIENT_NUMBER=2", "--set", "LOOP=20", "--set", "VERIFY=false", "--set", "INIT_WAIT_TIME=0",
+		"--set", "OPERATION_PROPORTION=1e307:1:0:0:0:0:0:0:0:0:0:0:0", "--set", "RESULTS_DIR=" + t.TempDir()}
+	for _, extra := range [][]string{{"--dry-run"}, nil} {
+		r := benchWithin(t, 30*time.Second, append(args, extra...)...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", extra, r.code, r.stderr)
+		}
+		if extra == nil && !strings.Contains(r.stdout, "INGESTION") {
+			t.Fatalf("the run printed no INGESTION row:\n%s", r.stdout)
+		}
+	}
+	r := benchWithin(t, 30*time.Second, "-c", "config.properties", "--dry-run", "--set", "OPERATION_PROPORTION=1e308:1e308")
+	if r.code != 2 || !strings.Contains(r.stderr, "OPERATION_PROPORTION=1e308:1e308:0:0:0:0:0:0:0:0:0:0:0: the weights add up to more than a number holds") {
+		t.Fatalf("weights that overflow: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+// TestSlowOperationOfNoOperationRefused: NULL_SLOW_OPERATION=FOO was taken
+// and slowed nothing, so a check of the gate passed without checking.
+func TestSlowOperationOfNoOperationRefused(t *testing.T) {
+	r := benchWithin(t, 30*time.Second, "-c", "config.properties", "--dry-run", "--set", "DB_SWITCH=Null", "--set", "VERIFY=false", "--set", "NULL_SLOW_OPERATION=FOO")
+	want := "bench: NULL_SLOW_OPERATION=FOO: names no operation of this run, so it would slow nothing (valid: INGESTION, PRECISE_POINT, TIME_RANGE, VALUE_RANGE, AGG_RANGE, AGG_VALUE, AGG_RANGE_VALUE, GROUP_BY, LATEST_POINT, RANGE_QUERY_DESC, VALUE_RANGE_QUERY_DESC, GROUP_BY_DESC, or empty)\n"
+	if r.code != 2 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q, want %q", r.code, r.stderr, want)
+	}
+}
+
+// TestDamagedRecordIsNamedNotRead: a record whose operation is null
+// panicked show, compare and report (exit 2, as if a usage error); a
+// negative count printed AVG −270 ms. Now such a file is named as damaged
+// and left out, and a panic, were there one, exits 70 as a bug.
+func TestDamagedRecordIsNamedNotRead(t *testing.T) {
+	dir := t.TempDir()
+	path, err := record.Store{Dir: dir}.Save(recordtest.Sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, damage := range map[string]func(string) string{
+		"null operation": func(s string) string { return strings.Replace(s, `"operations": [`, `"operations": [null, `, 1) },
+		"negative count": func(s string) string { return strings.Replace(s, `"ok_operations": 4`, `"ok_operations": -4`, 1) },
+	} {
+		bad := filepath.Join(dir, "20261130T100000Z-ffffff.json")
+		if err := os.WriteFile(bad, []byte(damage(string(good))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"show", "20261130T10"}, {"compare", "master-a2b704d", "20261130T10"}, {"report", "20261130T10"}} {
+			r := benchWithin(t, 30*time.Second, append(args, "--results", dir)...)
+			if r.code != 2 || !strings.Contains(r.stderr, "is not a readable run record") {
+				t.Errorf("%s, bench %v: exit %d, %q", name, args, r.code, r.stderr)
+			}
+		}
+		// The good run with the same label is still shown, the damaged file named.
+		r := benchWithin(t, 30*time.Second, "show", "master-a2b704d", "--results", dir)
+		if r.code != 0 || !strings.Contains(r.stderr, "warning: "+bad+" is not a readable run record") || strings.Contains(r.stdout, "-270") {
+			t.Errorf("%s: show of the good run: exit %d, %q", name, r.code, r.stderr)
+		}
+	}
+}

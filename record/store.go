@@ -110,46 +110,80 @@ func (s Store) List() ([]*Record, []error) {
 	return recs, errs
 }
 
-// Find returns the runs an argument names: a record file path, a run id (or
-// a unique prefix of one), or a label (every run with it, oldest first).
-// damaged are the files of the folder that are not readable records: a
-// truncated record cannot say its label, so a side of a comparison may be
-// missing a run, and the caller must say so rather than drop it silently.
+// Found is what an argument names: its runs, the files of the folder that
+// are not readable records, and a note when the argument could have named
+// other runs too.
+type Found struct {
+	Runs    []*Record
+	Damaged []error
+	Note    string
+}
+
+// Find returns the runs an argument names (Resolve, without its note).
 func (s Store) Find(ref string) (recs []*Record, damaged []error, err error) {
+	f, err := s.Resolve(ref)
+	return f.Runs, f.Damaged, err
+}
+
+// Resolve returns the runs an argument names: a record file path, a run
+// id, a label (every run with it, oldest first), or a unique prefix of an
+// id, in that order, so that no label can shadow a run's id; when the
+// argument is also another run's label or the start of other ids, the note
+// says which it named. Damaged are the files of the folder that are not
+// readable records: a truncated record cannot say its label, so a side of
+// a comparison may be missing a run, and the caller must say so rather
+// than drop it silently.
+func (s Store) Resolve(ref string) (Found, error) {
 	if strings.HasSuffix(ref, ".json") {
 		if _, err := os.Stat(ref); err == nil {
 			rec, err := Load(ref)
 			if err != nil {
-				return nil, nil, err
+				return Found{}, err
 			}
-			return []*Record{rec}, nil, nil
+			return Found{Runs: []*Record{rec}}, nil
 		}
 	}
 	all, damaged := s.List()
-	var byLabel, byID []*Record
+	f := Found{Damaged: damaged}
+	var exact *Record
+	var byLabel, byPrefix []*Record
 	for _, r := range all {
+		switch {
+		case r.ID == ref:
+			exact = r
+		case strings.HasPrefix(r.ID, ref):
+			byPrefix = append(byPrefix, r)
+		}
 		if r.Label == ref {
 			byLabel = append(byLabel, r)
 		}
-		if r.ID == ref || strings.HasPrefix(r.ID, ref) {
-			byID = append(byID, r)
-		}
 	}
 	switch {
+	case exact != nil:
+		f.Runs = []*Record{exact}
+		if n := len(byLabel); n > 0 && (n > 1 || byLabel[0] != exact) {
+			f.Note = fmt.Sprintf("%q is the id of run %s and the label of %d runs: it names the run with that id", ref, exact.ID, n)
+		}
+		return f, nil
 	case len(byLabel) > 0:
-		return byLabel, damaged, nil
-	case len(byID) == 1:
-		return byID, damaged, nil
-	case len(byID) > 1:
-		return nil, damaged, fmt.Errorf("%q matches %d run ids; give more of the id", ref, len(byID))
+		f.Runs = byLabel
+		if len(byPrefix) > 0 {
+			f.Note = fmt.Sprintf("%q is a label and the start of %d run ids: it names the %d runs labelled so", ref, len(byPrefix), len(byLabel))
+		}
+		return f, nil
+	case len(byPrefix) == 1:
+		f.Runs = byPrefix
+		return f, nil
+	case len(byPrefix) > 1:
+		return f, fmt.Errorf("%q matches %d run ids; give more of the id", ref, len(byPrefix))
 	}
 	for _, d := range damaged {
 		var bad *DamagedError
 		if errors.As(d, &bad) && strings.HasPrefix(strings.TrimSuffix(filepath.Base(bad.Path), ".json"), ref) {
-			return nil, damaged, fmt.Errorf("the record of run %q cannot be read: %w", ref, d)
+			return f, fmt.Errorf("the record of run %q cannot be read: %w", ref, d)
 		}
 	}
-	return nil, damaged, fmt.Errorf("no run with id or label %q in %s (bench list shows the runs there)", ref, s.Dir)
+	return f, fmt.Errorf("no run with id or label %q in %s (bench list shows the runs there)", ref, s.Dir)
 }
 
 // DamagedError is a file of the results folder that is not a readable

@@ -78,3 +78,54 @@ func TestFingerprint(t *testing.T) {
 		t.Fatalf("diff of unlisted records %q", d)
 	}
 }
+
+// TestIDsBeforeLabels: a run labelled with another run's id does not
+// shadow it; the note says which was meant.
+func TestIDsBeforeLabels(t *testing.T) {
+	s := record.Store{Dir: t.TempDir()}
+	a := recordtest.Sample()
+	a.ID, a.Label = "20261130T090000Z-aaaaaa", "first"
+	b := recordtest.Sample()
+	b.ID, b.Label = "20261130T100000Z-bbbbbb", a.ID // made before labels were checked
+	c := recordtest.Sample()
+	c.ID, c.Label = "20261130T110000Z-cccccc", "20261130T1"
+	for _, r := range []*record.Record{a, b, c} {
+		if _, err := s.Save(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := s.Resolve(a.ID)
+	if err != nil || len(f.Runs) != 1 || f.Runs[0].ID != a.ID || !strings.Contains(f.Note, "it names the run with that id") {
+		t.Fatalf("%s: %+v, %v", a.ID, f, err)
+	}
+	f, err = s.Resolve("20261130T1")
+	if err != nil || len(f.Runs) != 1 || f.Runs[0].ID != c.ID || !strings.Contains(f.Note, "is a label and the start of 2 run ids") {
+		t.Fatalf("a label that starts ids: %+v, %v", f, err)
+	}
+	if f, err := s.Resolve("first"); err != nil || f.Note != "" || f.Runs[0].ID != a.ID {
+		t.Fatalf("a plain label: %+v, %v", f, err)
+	}
+}
+
+func TestCheckLabel(t *testing.T) {
+	saved := []*record.Record{{ID: "20261130T090000Z-aaaaaa"}}
+	for label, want := range map[string]string{
+		"master-a2b704d":          "",
+		"":                        "",
+		"20261130T090000Z-aaaaaa": "is the start of the id of run 20261130T090000Z-aaaaaa",
+		"20261130":                "is the start of the id of run",
+		"../../evil":              "holds a path separator",
+		"a/b":                     "holds a path separator",
+		`a\b`:                     "holds a path separator",
+		"two\nlines":              "holds a control character",
+		strings.Repeat("x", 600):  "is 600 characters long",
+	} {
+		err := record.CheckLabel(label, saved)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q refused: %v", label, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: %v, want %q", label, err, want)
+		}
+	}
+}

@@ -277,6 +277,12 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError(err)
 	}
+	if rf.label != "" {
+		saved, _ := record.Store{Dir: c.ResultsDir}.List()
+		if err := record.CheckLabel(rf.label, saved); err != nil {
+			return usageError(err)
+		}
+	}
 	// Text and markdown go to stdout with the tables; with csv or json the
 	// tables must stay machine-readable, so the human lines go to stderr.
 	human := stdout

@@ -30,15 +30,16 @@ func newShow(stdout, stderr io.Writer) *cobra.Command {
 			store := record.Store{Dir: results}
 			warned := false
 			for i, ref := range args {
-				recs, damaged, err := store.Find(ref)
+				found, err := store.Resolve(ref)
 				if !warned {
-					warnDamaged(stderr, damaged)
+					warnDamaged(stderr, found.Damaged)
 					warned = true
 				}
 				if err != nil {
 					return usageError(err)
 				}
-				for j, rec := range recs {
+				noteFound(stderr, found)
+				for j, rec := range found.Runs {
 					if (i > 0 || j > 0) && f != report.JSON {
 						fmt.Fprintln(stdout)
 					}
@@ -117,6 +118,14 @@ func newVersion(stdout io.Writer) *cobra.Command {
 			}
 			return nil
 		},
+	}
+}
+
+// noteFound says which runs an argument named when it could have named
+// others (a label that is also the start of run ids).
+func noteFound(stderr io.Writer, f record.Found) {
+	if f.Note != "" {
+		fmt.Fprintf(stderr, "note: %s\n", f.Note)
 	}
 }
 

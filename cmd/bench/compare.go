@@ -81,13 +81,14 @@ them by their ratio instead).`,
 			var sides []compare.Side
 			var damaged []error
 			for _, ref := range args {
-				recs, bad, err := store.Find(ref)
-				damaged = bad
+				found, err := store.Resolve(ref)
+				damaged = found.Damaged
 				if err != nil {
 					warnDamaged(stderr, damaged)
 					return usageError(err)
 				}
-				sides = append(sides, compare.SideOf(ref, recs))
+				noteFound(stderr, found)
+				sides = append(sides, compare.SideOf(ref, found.Runs))
 			}
 			var warnings []string
 			for _, d := range damaged {

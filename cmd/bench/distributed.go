@@ -73,14 +73,15 @@ tsbench builds or databases, the same instance twice, and missing instances
 			var recs []*record.Record
 			seen := map[string]bool{}
 			for i, ref := range args {
-				found, damaged, err := store.Find(ref)
+				found, err := store.Resolve(ref)
 				if i == 0 {
-					warnDamaged(stderr, damaged)
+					warnDamaged(stderr, found.Damaged)
 				}
 				if err != nil {
 					return usageError(err)
 				}
-				for _, r := range found {
+				noteFound(stderr, found)
+				for _, r := range found.Runs {
 					if !seen[r.ID] {
 						seen[r.ID] = true
 						recs = append(recs, r)
@@ -88,6 +89,9 @@ tsbench builds or databases, the same instance twice, and missing instances
 				}
 			}
 			saved, _ := store.List()
+			if err := record.CheckLabel(label, saved); err != nil {
+				return usageError(err)
+			}
 			m, err := record.Merge(recs, record.MergeOptions{Label: label, Force: force, Existing: saved})
 			if err != nil {
 				return usageError(err)

@@ -106,3 +106,33 @@ func TestDamagedRecordIsNamedNotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelCannotShadowARun: run B labelled with run A's id made
+// `bench show A` print B; labels with a newline broke the list, and path
+// separators and 600-character labels were taken. Now each is refused at
+// the start of the run, before anything runs.
+func TestLabelCannotShadowARun(t *testing.T) {
+	dir := t.TempDir()
+	run := []string{"-c", "config.properties", "--set", "DB_SWITCH=Null", "--set", "DEVICE_NUMBER=2", "--set", "GROUP_NUMBER=1",
+		"--set", "DATA_CLIENT_NUMBER=1", "--set", "LOOP=20", "--set", "VERIFY=false", "--set", "INIT_WAIT_TIME=0", "--set", "RESULTS_DIR=" + dir, "--format", "csv"}
+	if r := benchWithin(t, time.Minute, append(run, "--label", "a")...); r.code != 0 {
+		t.Fatalf("run a: exit %d\n%s", r.code, r.stderr)
+	}
+	recs, _ := record.Store{Dir: dir}.List()
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	id := recs[0].ID
+	for _, label := range []string{id, id[:8], "two\nlines", "../../evil", "a/b", strings.Repeat("x", 600)} {
+		r := benchWithin(t, time.Minute, append(run, "--label", label)...)
+		if r.code != 2 || !strings.HasPrefix(r.stderr, "bench: --label=") || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("--label %.40q: exit %d, %q", label, r.code, r.stderr)
+		}
+	}
+	if recs, _ := (record.Store{Dir: dir}).List(); len(recs) != 1 {
+		t.Fatalf("a refused label left %d records", len(recs))
+	}
+	if r := benchWithin(t, time.Minute, "show", id, "--results", dir); r.code != 0 || !strings.Contains(r.stdout, "Run "+id+" (a)") {
+		t.Fatalf("show %s: exit %d\n%s", id, r.code, r.stdout)
+	}
+}

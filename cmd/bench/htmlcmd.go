@@ -31,14 +31,15 @@ and round), and cold vs warm rounds per query class when a run has two rounds.
 			store := record.Store{Dir: results}
 			var runs []*record.Record
 			for i, ref := range args {
-				recs, damaged, err := store.Find(ref)
+				found, err := store.Resolve(ref)
 				if i == 0 {
-					warnDamaged(stderr, damaged)
+					warnDamaged(stderr, found.Damaged)
 				}
 				if err != nil {
 					return usageError(err)
 				}
-				runs = append(runs, recs...)
+				noteFound(stderr, found)
+				runs = append(runs, found.Runs...)
 			}
 			var buf bytes.Buffer
 			if err := htmlreport.Runs(&buf, toolVersion(), runs); err != nil {

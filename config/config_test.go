@@ -123,11 +123,18 @@ func TestNewNameWinsOverOld(t *testing.T) {
 	}
 }
 
-func TestUnknownKeySuggestsNearest(t *testing.T) {
-	l := mustLoad(t, "BATCH_SIZE_PER_WRTE=5\nDEVICE_NUMBER=2\nDATA_CLIENT_NUMBER=1")
-	want := "BATCH_SIZE_PER_WRTE is not a key tsbench knows; ignored (did you mean BATCH_SIZE_PER_WRITE?)"
-	if !contains(l.Warnings, want) {
-		t.Fatalf("warnings = %q, want %q", l.Warnings, want)
+// TestNearMissKeyInFileRefused: a typo of a key the run reads would run
+// the workload with that key's default, saved as valid; it is refused,
+// naming the key it resembles. A key like no key stays a warning.
+func TestNearMissKeyInFileRefused(t *testing.T) {
+	_, err := load(t, "BATCH_SIZE_PER_WRTE=5\nDEVICE_NUMBER=2\nDATA_CLIENT_NUMBER=1")
+	want := "BATCH_SIZE_PER_WRTE=5: is not a key tsbench knows; did you mean BATCH_SIZE_PER_WRITE (valid: a key of docs/config.md)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error = %v, want %q", err, want)
+	}
+	l := mustLoad(t, "FOO=1\nDEVICE_NUMBER=2\nDATA_CLIENT_NUMBER=1")
+	if !contains(l.Warnings, "FOO is not a key tsbench knows; ignored") {
+		t.Fatalf("warnings = %q: FOO is no typo of LOOP", l.Warnings)
 	}
 }
 
@@ -356,9 +363,13 @@ func TestSetIsDeliberate(t *testing.T) {
 	if _, err := load(t, "LOOP=30\n", "LOOPP=1000"); err == nil || !strings.Contains(err.Error(), "--set LOOPP=1000: is not a key tsbench knows; did you mean LOOP") {
 		t.Fatalf("--set LOOPP: %v", err)
 	}
-	// In the file an unknown key stays a warning (users share one file).
-	if l := mustLoad(t, "LOOP=30\nLOOPP=1000\n"); len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "LOOPP is not a key tsbench knows") {
-		t.Fatalf("file LOOPP: %q", l.Warnings)
+	// In the file a near miss of a key the run reads is refused too;
+	// a key like no key stays a warning (users share one file).
+	if _, err := load(t, "LOOP=30\nLOOPP=1000\n"); err == nil || !strings.Contains(err.Error(), "LOOPP=1000: is not a key tsbench knows; did you mean LOOP") {
+		t.Fatalf("file LOOPP: %v", err)
+	}
+	if l := mustLoad(t, "LOOP=30\nWHATEVER_ELSE=1\n"); len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "WHATEVER_ELSE is not a key tsbench knows") {
+		t.Fatalf("file WHATEVER_ELSE: %q", l.Warnings)
 	}
 	l := mustLoad(t, "BATCH_SIZE_PER_WRITE=100\n", "BATCH_SIZE=10")
 	if l.Config.BatchSize != 10 {

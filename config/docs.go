@@ -23,8 +23,9 @@ func WriteDocs(w io.Writer, cat Catalog) {
 	fmt.Fprintln(w, "`TSBENCH_PASSWORD`) < `--set KEY=VALUE`. Passwords and tokens are never printed or saved.")
 	fmt.Fprintln(w, "Every problem of the keys and of the rules between them is reported at once, each on one line naming")
 	fmt.Fprintln(w, "the key, the value and what is valid (the database's own checks and the plan's follow once these pass);")
-	fmt.Fprintln(w, "the exit status is then 2 and nothing runs. An unknown key in the file is a warning that suggests the")
-	fmt.Fprintln(w, "nearest known key; on the command line (`--set`) it is an error. A key given twice in the file is a")
+	fmt.Fprintln(w, "the exit status is then 2 and nothing runs. A key in the file one or two letters from a key the run")
+	fmt.Fprintln(w, "reads (`LOOPS`) is an error naming that key; any other unknown key in the file is a warning. On the")
+	fmt.Fprintln(w, "command line (`--set`) every unknown key is an error. A key given twice in the file is a")
 	fmt.Fprintln(w, "warning naming both lines (the last wins), and a file without one known key is an error.")
 	for _, g := range GroupOrder {
 		fmt.Fprintf(w, "\n## %s\n\n", g)

@@ -381,10 +381,17 @@ func fromRaw(rc *rawConfig, cat Catalog) (*Loaded, error) {
 			// the workload the user meant to change.
 			e := &Error{Key: "--set " + name, Value: val, Msg: "is not a key tsbench knows", Valid: "a key of docs/config.md"}
 			if near := nearestKey(name, cat); near != "" {
-				e.Valid = near + "?"
 				e.Msg += fmt.Sprintf("; did you mean %s", near)
 			}
 			errs = append(errs, e)
+			continue
+		}
+		if near := nearestKey(name, cat); near != "" && known[near] {
+			// A typo of a key this run reads would run the workload with
+			// the key's default instead: refused, as on the command line.
+			// Keys of no database (or near another database's key) stay
+			// warnings, since one file serves several databases.
+			errs = append(errs, &Error{Key: name, Value: maskIfSecret(name, val), Msg: fmt.Sprintf("is not a key tsbench knows; did you mean %s", near), Valid: "a key of docs/config.md"})
 			continue
 		}
 		unknown = append(unknown, name)
@@ -511,7 +518,9 @@ func maskIfSecret(name, val string) string {
 
 // nearestKey suggests the known key closest to an unknown one.
 func nearestKey(name string, cat Catalog) string {
-	best, bestD := "", len(name)/2+2
+	// One edit in a short name, two in a longer one: FOO is not a typo of
+	// LOOP, LOOPS is.
+	best, bestD := "", min(3, len(name)/3+1)
 	for _, k := range knownNames(cat) {
 		if d := editDistance(name, k); d < bestD {
 			best, bestD = k, d

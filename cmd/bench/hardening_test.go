@@ -136,3 +136,22 @@ func TestLabelCannotShadowARun(t *testing.T) {
 		t.Fatalf("show %s: exit %d\n%s", id, r.code, r.stdout)
 	}
 }
+
+// TestTypoInFileRefused: LOOPS=5 in the file was a warning and the run
+// went on with the default LOOP, saved as valid; --set FOO=1 suggested
+// LOOP. A near miss of a key the run reads is now refused; FOO is
+// suggested nothing.
+func TestTypoInFileRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "typo.properties")
+	if err := os.WriteFile(file, []byte("DB_SWITCH=Null\nVERIFY=false\nLOOPS=5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := benchWithin(t, 30*time.Second, "-c", file, "--dry-run")
+	if want := "bench: LOOPS=5: is not a key tsbench knows; did you mean LOOP (valid: a key of docs/config.md)\n"; r.code != 2 || r.stderr != want {
+		t.Fatalf("LOOPS=5 in the file: exit %d, %q, want %q", r.code, r.stderr, want)
+	}
+	r = benchWithin(t, 30*time.Second, "-c", "config.properties", "--dry-run", "--set", "FOO=1")
+	if want := "bench: --set FOO=1: is not a key tsbench knows (valid: a key of docs/config.md)\n"; r.code != 2 || r.stderr != want {
+		t.Fatalf("--set FOO=1: exit %d, %q, want %q", r.code, r.stderr, want)
+	}
+}

@@ -23,6 +23,29 @@ const (
 	StrategyDiv  = "div"
 )
 
+// Aggregates are the canonical names of QUERY_AGGREGATE_FUN's aggregates;
+// CanonicalAggregate also takes max, min and mean.
+var Aggregates = []string{"count", "sum", "avg", "max_value", "min_value"}
+
+// CanonicalAggregate maps a QUERY_AGGREGATE_FUN value to its canonical name.
+func CanonicalAggregate(s string) (string, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "max":
+		s = "max_value"
+	case "min":
+		s = "min_value"
+	case "mean":
+		s = "avg"
+	}
+	for _, a := range Aggregates {
+		if a == s {
+			return s, true
+		}
+	}
+	return "", false
+}
+
 // Ingestion is the name of the write operation in reports and records, the
 // operation OPERATION_PROPORTION's first weight gives; the queries are named
 // by their families (queries.Family).

@@ -87,11 +87,17 @@ func Validate(c *Config) Errors {
 	if c.QuerySensors > c.Sensors {
 		add("QUERY_SENSOR_NUM", itoa(c.QuerySensors), fmt.Sprintf("is larger than SENSOR_NUMBER=%d", c.Sensors), fmt.Sprintf("1..%d", c.Sensors))
 	}
-	switch strings.ToLower(c.QueryAggregateFun) {
-	case "max_by", "min_by":
-		add("QUERY_AGGREGATE_FUN", c.QueryAggregateFun, "is not supported (it needs two arguments)", "count, sum, avg, max_value, min_value")
-	case "":
-		add("QUERY_AGGREGATE_FUN", "", "is empty", "count, sum, avg, max_value, min_value")
+	// Checked whatever the mix: a run without aggregate queries today is
+	// the same file with them tomorrow.
+	valid := strings.Join(Aggregates, ", ")
+	switch _, ok := CanonicalAggregate(c.QueryAggregateFun); {
+	case ok:
+	case strings.EqualFold(c.QueryAggregateFun, "max_by"), strings.EqualFold(c.QueryAggregateFun, "min_by"):
+		add("QUERY_AGGREGATE_FUN", c.QueryAggregateFun, "is not supported (it needs two arguments)", valid)
+	case c.QueryAggregateFun == "":
+		add("QUERY_AGGREGATE_FUN", "", "is empty", valid)
+	default:
+		add("QUERY_AGGREGATE_FUN", c.QueryAggregateFun, "is not an aggregate tsbench knows", valid)
 	}
 	if c.TargetThroughput > 0 && c.OpMinIntervalMS != 0 {
 		add("TARGET_THROUGHPUT", fmt.Sprint(c.TargetThroughput), fmt.Sprintf("and OP_MIN_INTERVAL=%d both pace the operations", c.OpMinIntervalMS), "one of them: TARGET_THROUGHPUT=0 or OP_MIN_INTERVAL=0")

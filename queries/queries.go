@@ -109,28 +109,13 @@ func (f Family) Desc() bool { return f.traits().desc }
 // FamilyByIndex maps an OPERATION_PROPORTION position (1..12) to its family.
 func FamilyByIndex(i int) Family { return Family(i) }
 
-// Aggregates are the canonical aggregate names; QUERY_AGGREGATE_FUN may use
-// the aliases max and min. Adapters declare which they support.
-var Aggregates = []string{"count", "sum", "avg", "max_value", "min_value"}
+// Aggregates are the canonical aggregate names (config.Aggregates, where
+// QUERY_AGGREGATE_FUN is checked). Adapters declare which they support.
+var Aggregates = config.Aggregates
 
-// CanonicalAggregate maps a QUERY_AGGREGATE_FUN value to a canonical name.
-func CanonicalAggregate(s string) (string, bool) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	switch s {
-	case "max":
-		s = "max_value"
-	case "min":
-		s = "min_value"
-	case "mean":
-		s = "avg"
-	}
-	for _, a := range Aggregates {
-		if a == s {
-			return s, true
-		}
-	}
-	return "", false
-}
+// CanonicalAggregate maps a QUERY_AGGREGATE_FUN value to a canonical name
+// (config.CanonicalAggregate).
+func CanonicalAggregate(s string) (string, bool) { return config.CanonicalAggregate(s) }
 
 // Query is one query's parameters.
 type Query struct {

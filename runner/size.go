@@ -6,11 +6,11 @@ import (
 	"github.com/tsbench/tsbench/adapters"
 )
 
-// SizeCheck says in one line how much the run writes, and, for a real run
-// (not dry), refuses one whose embedded database cannot fit the free space
-// of its disk: found out after an hour, it costs the hour and fills the
-// disk. The line is returned with the refusal.
-func SizeCheck(drv *adapters.Driver, p *Plan, dry bool) (string, error) {
+// SizeCheck says in one line how much the run writes, and refuses a run
+// whose embedded database cannot fit the free space of its disk: found out
+// after an hour, it costs the hour and fills the disk. The line is returned
+// with the refusal, for a dry run that shows both.
+func SizeCheck(drv *adapters.Driver, p *Plan) (string, error) {
 	points := p.Size()
 	if points == 0 {
 		return "Size: this run writes nothing", nil
@@ -24,7 +24,7 @@ func SizeCheck(drv *adapters.Driver, p *Plan, dry bool) (string, error) {
 		return line + fmt.Sprintf(", about %s in %s (free space unknown: %v)", bytesText(need), where, err), nil
 	}
 	line += fmt.Sprintf(", about %s in %s (%s free)", bytesText(need), where, bytesText(float64(free)))
-	if need > float64(free) && !dry {
+	if need > float64(free) {
 		return line, fmt.Errorf("the run needs about %s for %s but only %s are free there (valid: fewer points — LOOP, DEVICE_NUMBER, SENSOR_NUMBER — or a file on a larger disk)", bytesText(need), where, bytesText(float64(free)))
 	}
 	return line, nil

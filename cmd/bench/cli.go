@@ -295,13 +295,17 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
 	c.WriteDump(human)
-	size, err := runner.SizeCheck(drv, plan, rf.dryRun)
-	if err != nil {
-		return usageError(err)
+	size, tooBig := runner.SizeCheck(drv, plan)
+	if tooBig != nil && !rf.dryRun {
+		return usageError(tooBig)
 	}
 	fmt.Fprintln(human, size)
 	if rf.dryRun {
 		plan.Describe(human)
+		if tooBig != nil {
+			// The plan is shown, and the refusal the run would give.
+			return usageError(tooBig)
+		}
 		return nil
 	}
 	opts := runner.Options{Log: stderr, Progress: stderr, Terminal: isTerminal(stderr), StartAt: startAt}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -176,6 +177,9 @@ func newList(stdout, stderr io.Writer) *cobra.Command {
 			f, err := report.TableFormats.Parse(format)
 			if err != nil {
 				return usageError(err)
+			}
+			if _, err := os.Stat(results); err != nil {
+				return usageError(fmt.Errorf("--results %s: %w (runs save their records in RESULTS_DIR, ./results unless set)", results, errors.Unwrap(err)))
 			}
 			recs, damaged := record.Store{Dir: results}.List()
 			warnDamaged(stderr, damaged)

@@ -19,6 +19,10 @@ import (
 	"github.com/tsbench/tsbench/runner"
 )
 
+// maxStartAhead bounds --start-at: a run waits for it after opening the
+// database (and, unless an instance of a distributed run, cleaning it up).
+const maxStartAhead = 24 * time.Hour
+
 // startAtEnv gives --start-at its value where flags are awkward to vary
 // (a Kubernetes manifest sets it for every pod).
 const startAtEnv = "TSBENCH_START_AT"
@@ -37,6 +41,9 @@ func parseStartAt(s string, now time.Time) (time.Time, error) {
 			return time.Time{}, fmt.Errorf("--start-at=%s is not a time (valid: RFC 3339 such as 2026-12-01T10:00:00Z, or Unix seconds)", s)
 		}
 		t = time.Unix(0, int64(secs*1e9))
+	}
+	if ahead := t.Sub(now); ahead > maxStartAhead {
+		return time.Time{}, fmt.Errorf("--start-at=%s is %s from now, more likely a mistake than a plan: the run would hold its connection and wait (valid: a time within %s)", s, ahead.Round(time.Minute), maxStartAhead)
 	}
 	if late := now.Sub(t); late > 0 {
 		return time.Time{}, fmt.Errorf("--start-at=%s was %s ago: this instance started after the time all instances were to begin (valid: a time in the future; start the instances sooner or give a later time)", s, late.Round(time.Second))

@@ -58,6 +58,8 @@ func TestStartAtRefusedWhenPast(t *testing.T) {
 	for _, tc := range []struct{ at, want string }{
 		{"2020-01-01T00:00:00Z", "was "},
 		{"tomorrow", "is not a time"},
+		// The year 2999 ran the cleanup and then waited with no limit.
+		{"2999-01-01T00:00:00Z", "from now, more likely a mistake than a plan"},
 	} {
 		r := bench(t, "-c", "config.properties", "--start-at", tc.at, "--set", "RESULTS_DIR="+t.TempDir())
 		if r.code != 2 || !strings.Contains(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {

@@ -155,3 +155,27 @@ func TestTypoInFileRefused(t *testing.T) {
 		t.Fatalf("--set FOO=1: exit %d, %q, want %q", r.code, r.stderr, want)
 	}
 }
+
+// TestSmallRefusals: a dry run of a run too big for its disk said nothing
+// while the run was refused; compare -o into a missing folder exited 3;
+// list of a missing folder printed an empty table.
+func TestSmallRefusals(t *testing.T) {
+	dir := t.TempDir()
+	r := benchWithin(t, 30*time.Second, "-c", "config.properties", "--dry-run", "--set", "LOOP=100000000000", "--set", "RESULTS_DIR="+dir)
+	if r.code != 2 || !strings.Contains(r.stderr, "bench: the run needs about") || !strings.Contains(r.stdout, "Size: this run writes") || !strings.Contains(r.stdout, "Steps:") {
+		t.Errorf("dry run of a run too big: exit %d, %q", r.code, r.stderr)
+	}
+	if _, err := (record.Store{Dir: dir}).Save(recordtest.Sample()); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "new", "folder", "page.html")
+	if r := benchWithin(t, time.Minute, "compare", "master-a2b704d", "master-a2b704d", "--results", dir, "--format", "html", "-o", out); r.code != 0 {
+		t.Errorf("compare -o into a new folder: exit %d, %q", r.code, r.stderr)
+	} else if _, err := os.Stat(out); err != nil {
+		t.Error(err)
+	}
+	missing := filepath.Join(dir, "missing")
+	if r := benchWithin(t, 30*time.Second, "list", "--results", missing); r.code != 2 || r.stderr != "bench: --results "+missing+": no such file or directory (runs save their records in RESULTS_DIR, ./results unless set)\n" {
+		t.Errorf("list of a missing folder: exit %d, %q", r.code, r.stderr)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -62,6 +64,10 @@ func writeHTML(stdout, stderr io.Writer, output string, page []byte) error {
 	if output == "" {
 		_, err := stdout.Write(page)
 		return err
+	}
+	// As --png creates its folder, --output creates the file's.
+	if err := os.MkdirAll(filepath.Dir(output), 0o755); err != nil {
+		return failedError(fmt.Errorf("write --output %s: %w", output, err))
 	}
 	if err := record.WriteFileAtomic(output, page); err != nil {
 		return failedError(fmt.Errorf("write --output %s: %w", output, err))

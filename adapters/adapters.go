@@ -135,6 +135,12 @@ type Driver struct {
 	// points takes on disk and the space free where they go, so that a run
 	// that cannot fit is refused before it starts; nil for servers.
 	Footprint func(c *config.Config, points float64) (need float64, free int64, where string, err error)
+	// Claim takes the database for this process for the length of a run,
+	// so that a second run on the same target is refused at its start,
+	// naming the holder, instead of both measuring each other; release
+	// gives it back (the operating system also does, when the process
+	// ends). An error says who holds it. nil: nothing to claim.
+	Claim func(c *config.Config) (release func(), err error)
 	// Address says where the database is (file path, host:port list), for
 	// output and the run record; nil when it has no place.
 	Address func(c *config.Config) []string

@@ -43,9 +43,11 @@ func Driver() adapters.Driver {
 		ReconnectRestarts: true,
 		Address:           func(c *config.Config) []string { return []string{Path(c)} },
 		Footprint:         footprint,
-		Keys:              Keys(),
-		Check:             check,
-		Open:              open,
+		// The instances of a distributed run share the file on purpose.
+		Claim: func(c *config.Config) (func(), error) { return claim(Path(c), c.BenchmarkCluster) },
+		Keys:  Keys(),
+		Check: check,
+		Open:  open,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -75,4 +76,40 @@ func TestCheck(t *testing.T) {
 	if !errors.As(err, &errs) || len(errs) != 1 || !strings.Contains(errs.Error(), "SENSOR_NUMBER=2500: is more than a SQLite table can hold as columns (valid: 1..1998 with DB_SWITCH=SQLite)") {
 		t.Fatalf("errors = %v", err)
 	}
+}
+
+// TestClaimIsExclusive: a second claim of one file is refused, naming the
+// holder, until the first is released.
+func TestClaimIsExclusive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	release, err := claim(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := claim(path, false); err == nil && runtime.GOOS != "windows" || err != nil && !strings.Contains(err.Error(), "is in use by bench (pid ") {
+		t.Fatalf("second claim: %v", err)
+	}
+	if _, err := claim(path, true); err == nil && runtime.GOOS != "windows" {
+		t.Fatal("an instance of a distributed run took a file a run holds")
+	}
+	release()
+	// The instances of a distributed run share it, and exclude a run.
+	a, err := claim(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := claim(path, true)
+	if err != nil {
+		t.Fatalf("a second instance: %v", err)
+	}
+	if _, err := claim(path, false); err == nil && runtime.GOOS != "windows" || err != nil && !strings.Contains(err.Error(), "is in use by a distributed run's instance") {
+		t.Fatalf("a run beside instances: %v", err)
+	}
+	a()
+	b()
+	again, err := claim(path, false)
+	if err != nil {
+		t.Fatalf("claim after release: %v", err)
+	}
+	again()
 }

@@ -208,6 +208,19 @@ func prepare(path string, sets []string) (*config.Loaded, *adapters.Driver, *run
 	return l, drv, plan, nil
 }
 
+// claim takes the database for this process (Driver.Claim): a second run
+// on the same target is refused at its start, exit 2, naming the holder.
+func claim(drv *adapters.Driver, c *config.Config) (release func(), err error) {
+	if drv.Claim == nil {
+		return func() {}, nil
+	}
+	release, err = drv.Claim(c)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return release, nil
+}
+
 // formatFlag adds --format for the formats a command writes, its help
 // made from them; what names the output ("output format").
 func formatFlag(cmd *cobra.Command, p *string, fs report.Formats, what string) {
@@ -282,6 +295,14 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		if err := record.CheckLabel(rf.label, saved); err != nil {
 			return usageError(err)
 		}
+	}
+	if !rf.dryRun {
+		// Before anything is printed: the refusal is then the one line.
+		release, err := claim(drv, c)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
 	// Text and markdown go to stdout with the tables; with csv or json the
 	// tables must stay machine-readable, so the human lines go to stderr.

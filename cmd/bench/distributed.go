@@ -146,6 +146,11 @@ each would delete the others' data: run bench clean once before starting them.`,
 			}
 			printNotes(l, stderr)
 			c := l.Config
+			release, err := claim(drv, c)
+			if err != nil {
+				return err
+			}
+			defer release()
 			octx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
 			defer cancel()
 			a, err := drv.Open(octx, adapters.Params{Config: c, Schema: plan.Schema})

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,5 +178,42 @@ func TestSmallRefusals(t *testing.T) {
 	missing := filepath.Join(dir, "missing")
 	if r := benchWithin(t, 30*time.Second, "list", "--results", missing); r.code != 2 || r.stderr != "bench: --results "+missing+": no such file or directory (runs save their records in RESULTS_DIR, ./results unless set)\n" {
 		t.Errorf("list of a missing folder: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+// TestSecondRunOnOneSQLiteFileRefused: two runs on one SQLite file both
+// finished "complete", each measuring the other's writes; started 3 s
+// apart, both failed later with "no such table". The second is now
+// refused at its start, naming the first, and the first runs on.
+func TestSecondRunOnOneSQLiteFileRefused(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-c", "config.properties", "--set", "RESULTS_DIR=" + dir, "--set", "LOOP=150", "--set", "OP_MIN_INTERVAL=20", "--set", "INIT_WAIT_TIME=0", "--format", "csv"}
+	first := exec.Command(binary, args...)
+	first.Dir = filepath.Join("..", "..")
+	var firstErr bytes.Buffer
+	first.Stderr = &firstErr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, "test.db.lock")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if b, _ := os.ReadFile(lock); len(b) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			first.Process.Kill()
+			t.Fatalf("the first run took no lock in 20 s:\n%s", firstErr.String())
+		}
+	}
+	r := benchWithin(t, 30*time.Second, args...)
+	want := fmt.Sprintf("bench: the SQLite file %s is in use by bench (pid %d on ", filepath.Join(dir, "test.db"), first.Process.Pid)
+	if r.code != 2 || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("second run: exit %d, %q, want %q…", r.code, r.stderr, want)
+	}
+	if err := first.Wait(); err != nil {
+		t.Fatalf("the first run: %v\n%s", err, firstErr.String())
+	}
+	if recs, _ := (record.Store{Dir: dir}).List(); len(recs) != 1 || recs[0].Status != record.StatusComplete {
+		t.Fatalf("%d records after one run and one refused", len(recs))
 	}
 }

@@ -46,6 +46,11 @@ func CanonicalAggregate(s string) (string, bool) {
 	return "", false
 }
 
+// MaxLoop bounds LOOP: the main phase plans every operation of a client
+// before it starts, a byte each (100 MB at the bound; a day and more of
+// operations of a millisecond). LOOP=100000000000 ran out of memory.
+const MaxLoop = 100_000_000
+
 // Ingestion is the name of the write operation in reports and records, the
 // operation OPERATION_PROPORTION's first weight gives; the queries are named
 // by their families (queries.Family).

@@ -150,8 +150,10 @@ func TestIgnoredKeys(t *testing.T) {
 func TestValidationRules(t *testing.T) {
 	base := "DEVICE_NUMBER=10\nSENSOR_NUMBER=6\nDATA_CLIENT_NUMBER=2\n"
 	cases := []struct{ text, want string }{
-		{"LOOP=abc", "LOOP=abc: not a whole number (valid: ≥ 0)"},
-		{"LOOP=-1", "LOOP=-1: out of range (valid: ≥ 0)"},
+		{"LOOP=abc", "LOOP=abc: not a whole number (valid: 0..100000000)"},
+		{"LOOP=-1", "LOOP=-1: out of range (valid: 0..100000000)"},
+		// LOOP=100000000000 on Null ran out of memory planning the schedule.
+		{"LOOP=100000000000", "LOOP=100000000000: out of range: the largest allowed is 100000000 (valid: 0..100000000)"},
 		{"BATCH_SIZE_PER_WRITE=0", "BATCH_SIZE_PER_WRITE=0: out of range (valid: 1..16777216)"},
 		{"POINT_STEP=0", "POINT_STEP=0: out of range (valid: ≥ 1)"},
 		{"IS_OUT_OF_ORDER=yes", "IS_OUT_OF_ORDER=yes: not true or false (valid: true or false)"},

@@ -112,7 +112,7 @@ func TestDatabaseKeyErrors(t *testing.T) {
 		{[]string{"DB_SWITCH=demo", "DEMO_MODE=slow"}, "DEMO_MODE=slow: unknown value (valid: fast, safe)"},
 		{[]string{"DB_SWITCH=demo", "DEMO_POOL=101"}, "DEMO_POOL=101: out of range: the largest allowed is 100 (valid: 0 (= DATA_CLIENT_NUMBER) or 1..100)"},
 		{[]string{"DB_SWITCH=demo", "DEMO_DIALECT=two"}, "DEMO_DIALECT=two: is not supported: only one dialect (valid: one)"},
-		{[]string{"DB_SWITCH=nosuch", "LOOP=x"}, "DB_SWITCH=nosuch: is not a database this build supports (valid: Demo, Other, Plain)\nLOOP=x: not a whole number (valid: ≥ 0)"},
+		{[]string{"DB_SWITCH=nosuch", "LOOP=x"}, "DB_SWITCH=nosuch: is not a database this build supports (valid: Demo, Other, Plain)\nLOOP=x: not a whole number (valid: 0..100000000)"},
 	} {
 		_, err := loadWith(t, demo(), c.lines...)
 		var es Errors

@@ -150,15 +150,9 @@ func (p *Plan) written(devs []int) []int {
 
 // MainSchedule is the operation index of each loop iteration of the main
 // phase, before the client's offset. Built when the phase runs, not with
-// the plan: a dry run of LOOP=2147483647 must not allocate 16 GB.
-func (p *Plan) MainSchedule() []int { return Schedule(p.Counts) }
-
-// IngestSchedule is the write-only schedule of the ingest phase that
-// precedes query rounds.
-func (p *Plan) IngestSchedule() []int {
-	out := make([]int, p.Counts[Write])
-	return out // Write is 0
-}
+// the plan, so that a dry run allocates nothing for it; a byte each, and
+// LOOP is bounded (config.MaxLoop), so it takes at most 100 MB.
+func (p *Plan) MainSchedule() []uint8 { return Schedule(p.Counts) }
 
 // OperationCounts splits loop operations by weight exactly: each kind gets
 // its share rounded by the largest-remainder method, so the counts add up to
@@ -206,12 +200,12 @@ func OperationCounts(weights []float64, loop int64) [config.NumOperations]int64 
 
 // Schedule interleaves the counts evenly (smooth weighted round robin), so
 // a 1:1 mix alternates instead of running all writes first.
-func Schedule(counts [config.NumOperations]int64) []int {
+func Schedule(counts [config.NumOperations]int64) []uint8 {
 	var total int64
 	for _, c := range counts {
 		total += c
 	}
-	out := make([]int, 0, total)
+	out := make([]uint8, 0, total)
 	var cur [config.NumOperations]int64
 	for int64(len(out)) < total {
 		best := -1
@@ -225,7 +219,7 @@ func Schedule(counts [config.NumOperations]int64) []int {
 			}
 		}
 		cur[best] -= total
-		out = append(out, best)
+		out = append(out, uint8(best))
 	}
 	return out
 }

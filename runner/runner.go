@@ -226,7 +226,7 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 	case StepMixed:
 		return w.phase(ctx, mixedWork(p))
 	case StepIngest:
-		wk := work{name: "ingest", schedule: p.IngestSchedule(), queries: p.Queries}
+		wk := work{name: "ingest", schedule: schedule{n: p.Counts[Write], one: Write}, queries: p.Queries}
 		wk.names[Write] = config.Ingestion
 		return w.phase(ctx, wk)
 	case StepLifecycle:
@@ -237,10 +237,7 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 		return w.lc.run(ctx, st.Round, name)
 	case StepQuery:
 		v := st.Variant
-		wk := work{name: "query", round: st.Round, variant: v.Name, queries: v.Queries, schedule: make([]int, c.QueryLoop)}
-		for i := range wk.schedule {
-			wk.schedule[i] = int(v.Family)
-		}
+		wk := work{name: "query", round: st.Round, variant: v.Name, queries: v.Queries, schedule: schedule{n: c.QueryLoop, one: int(v.Family)}}
 		wk.names[int(v.Family)] = v.Name
 		return w.phase(ctx, wk)
 	case StepVerify:
@@ -331,15 +328,44 @@ type work struct {
 	name     string
 	round    int
 	variant  string
-	schedule []int
+	schedule schedule
 	queries  *queries.Generator
 	names    [config.NumOperations]string
+}
+
+// schedule is the operation index of each of a client's n iterations:
+// ops for a mix (a byte each), or one index for a phase of one operation,
+// which then takes no memory however long it is.
+type schedule struct {
+	n   int64
+	ops []uint8
+	one int
+}
+
+func (s schedule) at(i int64) int {
+	if s.ops == nil {
+		return s.one
+	}
+	return int(s.ops[i])
 }
 
 // mixedWork is iot-benchmark's single phase: LOOP operations per client in
 // OPERATION_PROPORTION's mix.
 func mixedWork(p *Plan) work {
-	w := work{name: "main", schedule: p.MainSchedule(), queries: p.Queries}
+	var w work
+	kinds, total, only := 0, int64(0), 0
+	for i, n := range p.Counts {
+		if n > 0 {
+			kinds, total, only = kinds+1, total+n, i
+		}
+	}
+	if kinds == 1 {
+		// One operation (a write-only run): nothing to interleave.
+		w = work{name: "main", schedule: schedule{n: total, one: only}, queries: p.Queries}
+	} else {
+		ops := p.MainSchedule()
+		w = work{name: "main", schedule: schedule{n: int64(len(ops)), ops: ops}, queries: p.Queries}
+	}
 	for i, n := range p.Counts {
 		if n > 0 {
 			w.names[i] = OperationName(i)
@@ -420,7 +446,7 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 		}
 		clients[k] = cl
 	}
-	total := int64(c.DataClients) * int64(len(w.schedule))
+	total := int64(c.DataClients) * w.schedule.n
 	prog := startProgress(opts, name, total, &done, &points, start, time.Duration(c.LogPrintInterval)*time.Second)
 	var wg sync.WaitGroup
 	for _, cl := range clients {
@@ -471,9 +497,9 @@ func (cl *client) run(ctx, limit context.Context) {
 	sched := cl.w.schedule
 	// Each client starts at its own offset in the schedule, so clients
 	// spread over the mix instead of all running the same family at once.
-	off := 0
-	if len(sched) > 0 {
-		off = int(int64(cl.id) * int64(len(sched)) / int64(c.DataClients) % int64(len(sched)))
+	var off int64
+	if sched.n > 0 {
+		off = int64(cl.id) * sched.n / int64(c.DataClients) % sched.n
 	}
 	// TARGET_THROUGHPUT: operation i of this client is due at a fixed time,
 	// the clients' schedules interleaved evenly; an operation that is due
@@ -484,7 +510,7 @@ func (cl *client) run(ctx, limit context.Context) {
 		interval = time.Duration(float64(c.DataClients) / c.TargetThroughput * float64(time.Second))
 		first = cl.start.Add(interval * time.Duration(cl.id) / time.Duration(c.DataClients))
 	}
-	for i := 0; i < len(sched); i++ {
+	for i := int64(0); i < sched.n; i++ {
 		if limit.Err() != nil {
 			return
 		}
@@ -496,7 +522,7 @@ func (cl *client) run(ctx, limit context.Context) {
 			}
 		}
 		t0 := time.Now()
-		op := sched[(i+off)%len(sched)]
+		op := sched.at((i + off) % sched.n)
 		if op == Write {
 			cl.write(ctx, limit, due)
 		} else {

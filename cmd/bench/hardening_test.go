@@ -162,7 +162,7 @@ func TestTypoInFileRefused(t *testing.T) {
 // list of a missing folder printed an empty table.
 func TestSmallRefusals(t *testing.T) {
 	dir := t.TempDir()
-	r := benchWithin(t, 30*time.Second, "-c", "config.properties", "--dry-run", "--set", "LOOP=100000000000", "--set", "RESULTS_DIR="+dir)
+	r := benchWithin(t, 30*time.Second, "-c", "config.properties", "--dry-run", "--set", "LOOP=100000000", "--set", "RESULTS_DIR="+dir)
 	if r.code != 2 || !strings.Contains(r.stderr, "bench: the run needs about") || !strings.Contains(r.stdout, "Size: this run writes") || !strings.Contains(r.stdout, "Steps:") {
 		t.Errorf("dry run of a run too big: exit %d, %q", r.code, r.stderr)
 	}

@@ -187,7 +187,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-c", "config.properties", "--set", "LOOP=abc"}, "bench: LOOP=abc: not a whole number (valid: ≥ 0)\n"},
+		{[]string{"-c", "config.properties", "--set", "LOOP=abc"}, "bench: LOOP=abc: not a whole number (valid: 0..100000000)\n"},
 		{[]string{"-c", "config.properties", "--set", "DB_SWITCH=Oracle"}, "bench: DB_SWITCH=Oracle: is not a database this build supports (valid: " + strings.Join(registry().Names(), ", ") + ")\n"},
 		{[]string{"-c", "no-such-file.properties"}, "bench: cannot read the config file: no-such-file.properties: no such file or directory (valid: a readable .properties file given with -c)\n"},
 		{[]string{"-c", "config.properties", "--format", "xml"}, "bench: --format=xml is not a format tsbench writes (valid: text, markdown, csv, json)\n"},

@@ -418,3 +418,12 @@ func TestErrorsAtOnce(t *testing.T) {
 		t.Fatalf("GROUP_NUMBER against a refused DEVICE_NUMBER must not be judged: %v", err)
 	}
 }
+
+// TestBinaryFileRefused: a 30 MB program given with -c echoed its bytes
+// in the error; it is now said to be no text file.
+func TestBinaryFileRefused(t *testing.T) {
+	_, err := Load(Source{Data: []byte("DB_SWITCH=SQLite\n\x7fELF\x00\x00\x01"), NoEnv: true})
+	if err == nil || !strings.Contains(err.Error(), "is not a text file: it holds NUL bytes") || strings.Contains(err.Error(), "ELF") {
+		t.Fatalf("binary data: %v", err)
+	}
+}

@@ -99,6 +99,11 @@ func readRaw(src Source) (*rawConfig, error) {
 	}
 	rc := &rawConfig{values: map[string]string{}, origin: map[string]int{}}
 	raw := rc.values
+	if bytes.IndexByte(data, 0) >= 0 {
+		// A program or an archive given by mistake: its bytes are no
+		// use in an error message.
+		return nil, &Error{Msg: fmt.Sprintf("%s is not a text file: it holds NUL bytes, as a program or an archive does", displayPath(src.Path)), Valid: "a .properties file of KEY=VALUE lines"}
+	}
 	if data != nil {
 		data = bytes.TrimPrefix(data, []byte(utf8BOM))
 		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {

@@ -88,7 +88,8 @@ func Comparison(w io.Writer, tool string, cmp *compare.Comparison, tables []repo
 		labels = append(labels, s.Label)
 	}
 	d := pageData{
-		Title:     fmt.Sprintf("tsbench comparison: %s vs %s", strings.Join(labels, ", "), cmp.Baseline.Label),
+		// Baseline first, as every table of the page puts it.
+		Title:     fmt.Sprintf("tsbench comparison: %s vs %s", cmp.Baseline.Label, strings.Join(labels, ", ")),
 		Generated: generated(tool),
 		Lead:      cmp.Warnings,
 		Facts:     sideFacts(append([]compare.Side{cmp.Baseline}, cmp.Contenders...)),

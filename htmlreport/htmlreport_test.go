@@ -85,7 +85,7 @@ func TestPageContent(t *testing.T) {
 	page, _ := comparisonPage(t)
 	s := strings.ToLower(string(page))
 	for _, want := range []string{
-		"tsbench comparison: pr vs base",
+		"tsbench comparison: base vs pr",  // in the order of the tables
 		"baseline: base", "contender: pr", // the sides' facts
 		"workload fingerprint",
 		"sqlite",            // the database

@@ -124,6 +124,9 @@ type Phase struct {
 	Operations []*metrics.Snapshot `json:"operations"`
 }
 
+// maxPhaseSeconds is the longest phase a record may hold: 30 days.
+const maxPhaseSeconds = 30 * 24 * 3600
+
 // check says what makes a record read from a file unusable: a phase with
 // no operation where one is listed, a negative or infinite duration, an
 // operation's damaged figures, or a verify with negative counts. Every
@@ -131,7 +134,9 @@ type Phase struct {
 func (r *Record) check() error {
 	for i := range r.Phases {
 		p := &r.Phases[i]
-		if math.IsNaN(p.Seconds) || math.IsInf(p.Seconds, 0) || p.Seconds < 0 || p.Clients < 0 {
+		// The bound keeps the per-second figures a reader makes from it
+		// in memory: a phase of 1e15 seconds made a slice no machine holds.
+		if math.IsNaN(p.Seconds) || p.Seconds < 0 || p.Seconds > maxPhaseSeconds || p.Clients < 0 {
 			return fmt.Errorf("phase %d (%s) lasted %g seconds with %d clients", i+1, p.Group(), p.Seconds, p.Clients)
 		}
 		for j, op := range p.Operations {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,11 @@ var binary string
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(minimalClientEnv); spec != "" {
 		os.Exit(minimalClient(spec))
+	}
+	flag.Parse()
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		// A fuzzing worker runs only the fuzz target, in process.
+		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "bench-test")
 	if err != nil {

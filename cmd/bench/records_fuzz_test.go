@@ -15,6 +15,21 @@ import (
 	"github.com/tsbench/tsbench/record"
 )
 
+// resultsWith makes a results folder holding the good record and data as
+// the file of a later run, and returns the folder and that file.
+func resultsWith(t *testing.T, good, data []byte) (dir, bad string) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "20261130T090000Z-abc123.json"), good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad = filepath.Join(dir, "20261130T100000Z-ffffff.json")
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, bad
+}
+
 // FuzzRecords feeds arbitrary bytes as a record file of the results folder,
 // beside a good record, through show, list, compare, report and merge in
 // process: whatever the file holds, no command panics, and one that is
@@ -44,14 +59,7 @@ func FuzzRecords(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "20261130T090000Z-abc123.json"), good, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		bad := filepath.Join(dir, "20261130T100000Z-ffffff.json")
-		if err := os.WriteFile(bad, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dir, bad := resultsWith(t, good, data)
 		for _, args := range [][]string{
 			{"show", "master-a2b704d"}, {"show", bad, "--format", "json"}, {"show", "20261130T10"},
 			{"list"}, {"list", "--format", "csv"},
@@ -101,14 +109,7 @@ func TestMutatedRecords(t *testing.T) {
 		for k := 0; k < 3; k++ {
 			data[rng.IntN(len(data))] = byte(rng.IntN(256))
 		}
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "20261130T090000Z-abc123.json"), good, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		bad := filepath.Join(dir, "20261130T100000Z-ffffff.json")
-		if err := os.WriteFile(bad, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dir, bad := resultsWith(t, good, data)
 		for _, args := range [][]string{{"show", "master-a2b704d"}, {"list"}, {"compare", "master-a2b704d", bad}, {"report", bad, "-o", filepath.Join(dir, "p.html")}, {"merge", bad}} {
 			var out, errb bytes.Buffer
 			if code := Main(append(args, "--results", dir), &out, &errb); code == exitBug || code > exitUntested {

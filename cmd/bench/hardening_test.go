@@ -78,14 +78,7 @@ func TestSlowOperationOfNoOperationRefused(t *testing.T) {
 // and left out, and a panic, were there one, exits 70 as a bug.
 func TestDamagedRecordIsNamedNotRead(t *testing.T) {
 	dir := t.TempDir()
-	path, err := record.Store{Dir: dir}.Save(recordtest.Sample())
-	if err != nil {
-		t.Fatal(err)
-	}
-	good, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := sampleRecord(t, dir)
 	for name, damage := range map[string]func(string) string{
 		"null operation": func(s string) string { return strings.Replace(s, `"operations": [`, `"operations": [null, `, 1) },
 		"negative count": func(s string) string { return strings.Replace(s, `"ok_operations": 4`, `"ok_operations": -4`, 1) },

@@ -15,6 +15,21 @@ import (
 	"github.com/tsbench/tsbench/record"
 )
 
+// sampleRecord saves recordtest.Sample in dir, as a run saves its record,
+// and returns the file's bytes.
+func sampleRecord(tb testing.TB, dir string) []byte {
+	tb.Helper()
+	path, err := record.Store{Dir: dir}.Save(recordtest.Sample())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
 // resultsWith makes a results folder holding the good record and data as
 // the file of a later run, and returns the folder and that file.
 func resultsWith(t *testing.T, good, data []byte) (dir, bad string) {
@@ -35,15 +50,7 @@ func resultsWith(t *testing.T, good, data []byte) (dir, bad string) {
 // process: whatever the file holds, no command panics, and one that is
 // not a record is named and left out as a damaged file, not read as zeros.
 func FuzzRecords(f *testing.F) {
-	seedDir := f.TempDir()
-	path, err := record.Store{Dir: seedDir}.Save(recordtest.Sample())
-	if err != nil {
-		f.Fatal(err)
-	}
-	good, err := os.ReadFile(path)
-	if err != nil {
-		f.Fatal(err)
-	}
+	good := sampleRecord(f, f.TempDir())
 	sample := string(good)
 	histogram := regexp.MustCompile(`"latency_histogram": "[^"]*"`)
 	for _, seed := range []string{
@@ -95,14 +102,7 @@ func FuzzRecords(f *testing.F) {
 // the fuzzing workers of FuzzRecords stop after about fifteen inputs, so
 // this loop is what puts many damaged records through the commands.
 func TestMutatedRecords(t *testing.T) {
-	path, err := record.Store{Dir: t.TempDir()}.Save(recordtest.Sample())
-	if err != nil {
-		t.Fatal(err)
-	}
-	good, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := sampleRecord(t, t.TempDir())
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 300; i++ {
 		data := append([]byte(nil), good...)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/internal/recordtest"
 	"github.com/tsbench/tsbench/record"
 )
@@ -208,5 +209,47 @@ func TestSecondRunOnOneSQLiteFileRefused(t *testing.T) {
 	}
 	if recs, _ := (record.Store{Dir: dir}).List(); len(recs) != 1 || recs[0].Status != record.StatusComplete {
 		t.Fatalf("%d records after one run and one refused", len(recs))
+	}
+}
+
+// TestIoTBenchmarkKeysNeverNearMisses: the near-miss rule refuses a key one
+// or two edits from a key the run reads, so it must know every key of
+// iot-benchmark's configuration: each, alone in a file with any value, is
+// read, ignored or warned about, never refused as a typo.
+func TestIoTBenchmarkKeysNeverNearMisses(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "iot-benchmark-keys.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		key := strings.TrimSpace(line)
+		if key == "" || strings.HasPrefix(key, "#") {
+			continue
+		}
+		n++
+		for _, db := range registry() {
+			_, err := config.Load(config.Source{Data: []byte("DB_SWITCH=" + db.Name + "\n" + key + "=x\n"), NoEnv: true, Catalog: registry()})
+			if err != nil && strings.Contains(err.Error(), "is not a key tsbench knows") {
+				t.Errorf("DB_SWITCH=%s: %s is refused: %v", db.Name, key, err)
+			}
+		}
+	}
+	if n < 100 {
+		t.Fatalf("only %d keys read", n)
+	}
+}
+
+// TestRefusedAtLoad: an aggregate tsbench does not know was refused only
+// when an aggregate query ran, and a program given with -c echoed its
+// bytes; both are one line at load now, whatever the mix.
+func TestRefusedAtLoad(t *testing.T) {
+	r := benchWithin(t, 30*time.Second, "-c", "config.properties", "--dry-run", "--set", "QUERY_AGGREGATE_FUN=median", "--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0")
+	if want := "bench: QUERY_AGGREGATE_FUN=median: is not an aggregate tsbench knows (valid: count, sum, avg, max_value, min_value)\n"; r.code != 2 || r.stderr != want {
+		t.Errorf("median in a write-only run: exit %d, %q", r.code, r.stderr)
+	}
+	r = benchWithin(t, 30*time.Second, "-c", binary, "--dry-run")
+	if want := "bench: " + binary + " is not a text file: it holds NUL bytes, as a program or an archive does (valid: a .properties file of KEY=VALUE lines)\n"; r.code != 2 || r.stderr != want {
+		t.Errorf("a program given with -c: exit %d, %.300q", r.code, r.stderr)
 	}
 }

@@ -134,16 +134,46 @@ func (s Store) Find(ref string) (recs []*Record, damaged []error, err error) {
 // a comparison may be missing a run, and the caller must say so rather
 // than drop it silently.
 func (s Store) Resolve(ref string) (Found, error) {
-	if strings.HasSuffix(ref, ".json") {
-		if _, err := os.Stat(ref); err == nil {
-			rec, err := Load(ref)
-			if err != nil {
-				return Found{}, err
+	fs, err := s.ResolveAll([]string{ref})
+	return fs[0], err
+}
+
+// ResolveAll resolves every argument of a command as Resolve does, reading
+// the folder once (reading a record checks its histograms, so a folder of
+// hundreds of runs costs a fraction of a second each time). It stops at
+// the first argument that names nothing; the Found of each argument up to
+// it is returned, each with the folder's damaged files.
+func (s Store) ResolveAll(refs []string) ([]Found, error) {
+	var all []*Record
+	var damaged []error
+	listed := false
+	out := make([]Found, 0, len(refs))
+	for _, ref := range refs {
+		if strings.HasSuffix(ref, ".json") {
+			if _, err := os.Stat(ref); err == nil {
+				rec, err := Load(ref)
+				if err != nil {
+					return append(out, Found{}), err
+				}
+				out = append(out, Found{Runs: []*Record{rec}})
+				continue
 			}
-			return Found{Runs: []*Record{rec}}, nil
+		}
+		if !listed {
+			all, damaged = s.List()
+			listed = true
+		}
+		f, err := s.resolveIn(all, damaged, ref)
+		out = append(out, f)
+		if err != nil {
+			return out, err
 		}
 	}
-	all, damaged := s.List()
+	return out, nil
+}
+
+// resolveIn is Resolve of one argument among the folder's records.
+func (s Store) resolveIn(all []*Record, damaged []error, ref string) (Found, error) {
 	f := Found{Damaged: damaged}
 	var exact *Record
 	var byLabel, byPrefix []*Record

@@ -27,25 +27,16 @@ func newShow(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
-			store := record.Store{Dir: results}
-			warned := false
-			for i, ref := range args {
-				found, err := store.Resolve(ref)
-				if !warned {
-					warnDamaged(stderr, found.Damaged)
-					warned = true
+			founds, _, err := resolveRuns(stderr, record.Store{Dir: results}, args, true)
+			if err != nil {
+				return err
+			}
+			for i, rec := range runsOf(founds) {
+				if i > 0 && f != report.JSON {
+					fmt.Fprintln(stdout)
 				}
-				if err != nil {
-					return usageError(err)
-				}
-				noteFound(stderr, found)
-				for j, rec := range found.Runs {
-					if (i > 0 || j > 0) && f != report.JSON {
-						fmt.Fprintln(stdout)
-					}
-					if err := report.WriteRun(stdout, f, rec); err != nil {
-						return failedError(err)
-					}
+				if err := report.WriteRun(stdout, f, rec); err != nil {
+					return failedError(err)
 				}
 			}
 			return nil
@@ -121,12 +112,41 @@ func newVersion(stdout io.Writer) *cobra.Command {
 	}
 }
 
-// noteFound says which runs an argument named when it could have named
-// others (a label that is also the start of run ids).
-func noteFound(stderr io.Writer, f record.Found) {
-	if f.Note != "" {
-		fmt.Fprintf(stderr, "note: %s\n", f.Note)
+// resolveRuns finds the runs each argument names, reading the results
+// folder once. The folder's damaged files are named when an argument names
+// nothing, and otherwise with warn (compare reports them itself); a note is
+// said where an argument could have named other runs (a label that is also
+// the start of run ids).
+func resolveRuns(stderr io.Writer, store record.Store, refs []string, warn bool) ([]record.Found, []error, error) {
+	founds, err := store.ResolveAll(refs)
+	var damaged []error
+	for _, f := range founds {
+		if f.Damaged != nil {
+			damaged = f.Damaged
+			break
+		}
 	}
+	if err != nil || warn {
+		warnDamaged(stderr, damaged)
+	}
+	if err != nil {
+		return nil, damaged, usageError(err)
+	}
+	for _, f := range founds {
+		if f.Note != "" {
+			fmt.Fprintf(stderr, "note: %s\n", f.Note)
+		}
+	}
+	return founds, damaged, nil
+}
+
+// runsOf lists the runs of every argument, in order.
+func runsOf(founds []record.Found) []*record.Record {
+	var out []*record.Record
+	for _, f := range founds {
+		out = append(out, f.Runs...)
+	}
+	return out
 }
 
 // warnDamaged names the files of the results folder that are not readable

@@ -78,18 +78,13 @@ them by their ratio instead).`,
 			if err := opt.Check(failAbove, gated, untested); err != nil {
 				return usageError(err)
 			}
-			store := record.Store{Dir: results}
+			founds, damaged, err := resolveRuns(stderr, record.Store{Dir: results}, args, false)
+			if err != nil {
+				return err
+			}
 			var sides []compare.Side
-			var damaged []error
-			for _, ref := range args {
-				found, err := store.Resolve(ref)
-				damaged = found.Damaged
-				if err != nil {
-					warnDamaged(stderr, damaged)
-					return usageError(err)
-				}
-				noteFound(stderr, found)
-				sides = append(sides, compare.SideOf(ref, found.Runs))
+			for i, f := range founds {
+				sides = append(sides, compare.SideOf(args[i], f.Runs))
 			}
 			var warnings []string
 			for _, d := range damaged {

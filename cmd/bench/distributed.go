@@ -77,22 +77,16 @@ tsbench builds or databases, the same instance twice, and missing instances
 				return usageError(err)
 			}
 			store := record.Store{Dir: results}
+			founds, _, err := resolveRuns(stderr, store, args, true)
+			if err != nil {
+				return err
+			}
 			var recs []*record.Record
 			seen := map[string]bool{}
-			for i, ref := range args {
-				found, err := store.Resolve(ref)
-				if i == 0 {
-					warnDamaged(stderr, found.Damaged)
-				}
-				if err != nil {
-					return usageError(err)
-				}
-				noteFound(stderr, found)
-				for _, r := range found.Runs {
-					if !seen[r.ID] {
-						seen[r.ID] = true
-						recs = append(recs, r)
-					}
+			for _, r := range runsOf(founds) {
+				if !seen[r.ID] {
+					seen[r.ID] = true
+					recs = append(recs, r)
 				}
 			}
 			saved, _ := store.List()

@@ -30,19 +30,11 @@ and round), and cold vs warm rounds per query class when a run has two rounds.
 (throughput-OPERATION.png, latency-OPERATION.png, cold-warm.png).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store := record.Store{Dir: results}
-			var runs []*record.Record
-			for i, ref := range args {
-				found, err := store.Resolve(ref)
-				if i == 0 {
-					warnDamaged(stderr, found.Damaged)
-				}
-				if err != nil {
-					return usageError(err)
-				}
-				noteFound(stderr, found)
-				runs = append(runs, found.Runs...)
+			founds, _, err := resolveRuns(stderr, record.Store{Dir: results}, args, true)
+			if err != nil {
+				return err
 			}
+			runs := runsOf(founds)
 			var buf bytes.Buffer
 			if err := htmlreport.Runs(&buf, toolVersion(), runs); err != nil {
 				return failedError(err)

@@ -23,9 +23,9 @@ import (
 // The loopback target holds each bulk and search for a uniform 1–2 ms.
 var calibrationDelay = loopback.Delay{Base: time.Millisecond, Jitter: time.Millisecond}
 
-// CI's bounds on what tsbench may add to a latency, generous for a shared
-// two-core machine that also runs the other packages' tests and three
-// database servers: they catch a tool that adds milliseconds. scripts/perf
+// CI's bounds on what tsbench may add to a latency beyond what the minimal
+// client adds in the same case, generous for a shared two-core machine:
+// they catch a tool that adds milliseconds. scripts/perf
 // reports the tight figures (targets: 50 µs at the median, 1 ms at P99.9).
 const (
 	addedMedianBound = time.Millisecond
@@ -59,60 +59,97 @@ func TestCalibration(t *testing.T) {
 				}
 				loop = n
 			}
-			srv, err := loopback.Start(calibrationDelay, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
-			dir := t.TempDir()
-			r := bench(t, "-c", "config.properties", "--set", "DB_SWITCH=Elasticsearch", "--set", "HOST=127.0.0.1",
-				"--set", "PORT="+strconv.Itoa(srv.Port), "--set", "RESULTS_DIR="+dir,
-				"--set", "GROUP_NUMBER=1", "--set", "DEVICE_NUMBER="+strconv.Itoa(c.clients), "--set", "SENSOR_NUMBER=10",
-				"--set", "DATA_CLIENT_NUMBER="+strconv.Itoa(c.clients), "--set", "BATCH_SIZE_PER_WRITE=10",
-				"--set", "LOOP="+strconv.Itoa(loop), "--set", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0",
-				"--set", "IS_OUT_OF_ORDER=false", "--set", "VERIFY=false", "--set", "QUERY_DEVICE_NUM=1", "--set", "QUERY_SENSOR_NUM=1",
-				"--set", "TARGET_THROUGHPUT="+strconv.Itoa(c.rate))
-			if r.code != 0 {
-				t.Fatalf("bench against the loopback target exited %d:\n%s\n%s", r.code, r.stdout, r.stderr)
-			}
-			floor := minimalFloor(t, c.clients, loop/2, c.rate)
-			who := strconv.Itoa(c.clients)
-			if c.rate > 0 {
-				who += fmt.Sprintf(" (%d ops/s scheduled)", c.rate)
-			}
-			recs := records(t, dir)
-			if len(recs) != 1 {
-				t.Fatalf("%d records, want 1", len(recs))
-			}
-			ops := map[string]*metrics.Snapshot{}
-			for _, ph := range recs[0].Phases {
-				for _, op := range ph.Operations {
-					ops[op.Operation] = op
+			// A shared machine's noise only adds latency, to bench and to the
+			// minimal client alike but not at the same moments: one attempt
+			// within the bounds shows that the tool adds no more; a tool that
+			// adds milliseconds fails every attempt.
+			var problems []string
+			for attempt := 1; attempt <= calibrationAttempts; attempt++ {
+				var rows []string
+				rows, problems = calibrate(t, c.clients, loop, c.rate)
+				if len(problems) == 0 || attempt == calibrationAttempts {
+					for _, row := range rows {
+						t.Log("calibration: " + row) // a row of docs/performance.md's table (scripts/perf collects them)
+					}
+					break
+				}
+				for _, p := range problems {
+					t.Logf("attempt %d of %d: %s", attempt, calibrationAttempts, p)
 				}
 			}
-			for _, k := range []struct{ op, kind string }{{"INGESTION", loopback.Bulk}, {"PRECISE_POINT", loopback.Search}} {
-				op := ops[k.op]
-				if op == nil || op.OKOps == 0 || op.FailOps > 0 {
-					t.Fatalf("%s: %+v, want successful operations only", k.op, op)
-				}
-				held := srv.Held(k.kind)
-				if held.TotalCount() != op.OKOps {
-					t.Fatalf("%s: the server held %d requests, tsbench recorded %d", k.op, held.TotalCount(), op.OKOps)
-				}
-				med, p999 := added(op, held, 50), added(op, held, 99.9)
-				// A row of docs/performance.md's table (scripts/perf collects them).
-				t.Logf("calibration: | %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |", who, k.op, op.OKOps,
-					ms(held.ValueAtPercentile(50)), op.Percentile(50), med.Seconds()*1000, floor[0].Seconds()*1000,
-					ms(held.ValueAtPercentile(99.9)), op.Percentile(99.9), p999.Seconds()*1000, floor[1].Seconds()*1000)
-				if med > addedMedianBound {
-					t.Errorf("%s (clients %s): tsbench added %v to the median latency (bound %v)", k.op, who, med, addedMedianBound)
-				}
-				if p999 > addedP999Bound {
-					t.Errorf("%s (clients %s): tsbench added %v to the P99.9 latency (bound %v)", k.op, who, p999, addedP999Bound)
-				}
+			for _, p := range problems {
+				t.Error(p)
 			}
 		})
 	}
+}
+
+// calibrationAttempts is how many times a case may run before its bounds
+// count as broken.
+const calibrationAttempts = 5
+
+// calibrate runs one case: bench against a loopback target, then the
+// minimal client against another. It returns the case's rows of the
+// calibration table and what broke the bounds; it stops the test on
+// anything else.
+func calibrate(t *testing.T, clients, loop, rate int) (rows, problems []string) {
+	t.Helper()
+	srv, err := loopback.Start(calibrationDelay, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	r := bench(t, "-c", "config.properties", "--set", "DB_SWITCH=Elasticsearch", "--set", "HOST=127.0.0.1",
+		"--set", "PORT="+strconv.Itoa(srv.Port), "--set", "RESULTS_DIR="+dir,
+		"--set", "GROUP_NUMBER=1", "--set", "DEVICE_NUMBER="+strconv.Itoa(clients), "--set", "SENSOR_NUMBER=10",
+		"--set", "DATA_CLIENT_NUMBER="+strconv.Itoa(clients), "--set", "BATCH_SIZE_PER_WRITE=10",
+		"--set", "LOOP="+strconv.Itoa(loop), "--set", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0",
+		"--set", "IS_OUT_OF_ORDER=false", "--set", "VERIFY=false", "--set", "QUERY_DEVICE_NUM=1", "--set", "QUERY_SENSOR_NUM=1",
+		"--set", "TARGET_THROUGHPUT="+strconv.Itoa(rate))
+	if r.code != 0 {
+		t.Fatalf("bench against the loopback target exited %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	floor := minimalFloor(t, clients, loop/2, rate)
+	who := strconv.Itoa(clients)
+	if rate > 0 {
+		who += fmt.Sprintf(" (%d ops/s scheduled)", rate)
+	}
+	recs := records(t, dir)
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
+	}
+	ops := map[string]*metrics.Snapshot{}
+	for _, ph := range recs[0].Phases {
+		for _, op := range ph.Operations {
+			ops[op.Operation] = op
+		}
+	}
+	for _, k := range []struct{ op, kind string }{{"INGESTION", loopback.Bulk}, {"PRECISE_POINT", loopback.Search}} {
+		op := ops[k.op]
+		if op == nil || op.OKOps == 0 || op.FailOps > 0 {
+			t.Fatalf("%s: %+v, want successful operations only", k.op, op)
+		}
+		held := srv.Held(k.kind)
+		if held.TotalCount() != op.OKOps {
+			t.Fatalf("%s: the server held %d requests, tsbench recorded %d", k.op, held.TotalCount(), op.OKOps)
+		}
+		med, p999 := added(op, held, 50), added(op, held, 99.9)
+		rows = append(rows, fmt.Sprintf("| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |", who, k.op, op.OKOps,
+			ms(held.ValueAtPercentile(50)), op.Percentile(50), med.Seconds()*1000, floor[0].Seconds()*1000,
+			ms(held.ValueAtPercentile(99.9)), op.Percentile(99.9), p999.Seconds()*1000, floor[1].Seconds()*1000))
+		// tsbench's own share: what it added beyond what the minimal client
+		// paid on the machine as it was then (a negative floor counts as 0).
+		if own := med - max(floor[0], 0); own > addedMedianBound {
+			problems = append(problems, fmt.Sprintf("%s (clients %s): tsbench added %v to the median latency, %v more than the minimal client (bound %v)",
+				k.op, who, med, own, addedMedianBound))
+		}
+		if own := p999 - max(floor[1], 0); own > addedP999Bound {
+			problems = append(problems, fmt.Sprintf("%s (clients %s): tsbench added %v to the P99.9 latency, %v more than the minimal client (bound %v)",
+				k.op, who, p999, own, addedP999Bound))
+		}
+	}
+	return rows, problems
 }
 
 // minimalFloor runs the minimal client (this test binary in a process of

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -448,17 +449,33 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 	}
 	total := int64(c.DataClients) * w.schedule.n
 	prog := startProgress(opts, name, total, &done, &points, start, time.Duration(c.LogPrintInterval)*time.Second)
+	// A panic in a client (an adapter's bug) would end the process from
+	// its goroutine with Go's status 2, read as bad usage: it stops the
+	// other clients' new operations and is raised again here, on the
+	// caller's goroutine, where the command reports a bug.
+	limit, stopAll := context.WithCancel(limit)
+	defer stopAll()
+	var crash atomic.Pointer[ClientPanic]
 	var wg sync.WaitGroup
 	for _, cl := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if v := recover(); v != nil {
+					crash.CompareAndSwap(nil, &ClientPanic{Client: cl.id, Value: v, Stack: debug.Stack()})
+					stopAll()
+				}
+			}()
 			cl.run(ctx, limit)
 		}()
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	prog.stop()
+	if cp := crash.Load(); cp != nil {
+		panic(cp)
+	}
 	var parts [][]*metrics.Snapshot
 	for _, cl := range clients {
 		parts = append(parts, cl.rec.Snapshots())
@@ -469,6 +486,16 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 	}
 	return ph
 }
+
+// ClientPanic is a panic in a client's goroutine, raised again by Run on
+// its caller's goroutine.
+type ClientPanic struct {
+	Client int
+	Value  any
+	Stack  []byte // the client's, where it panicked
+}
+
+func (p *ClientPanic) String() string { return fmt.Sprintf("client %d: %v", p.Client, p.Value) }
 
 // orderOps lists the phase's operations in OPERATION_PROPORTION order,
 // including kinds that never completed.

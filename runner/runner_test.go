@@ -505,3 +505,33 @@ func TestLatencyEndsAtTheAnswer(t *testing.T) {
 		}
 	}
 }
+
+// panicky is the Null adapter whose writes panic, as an adapter's bug would.
+type panicky struct{ *null.Adapter }
+
+func (panicky) Write(context.Context, *generator.Batch) error {
+	panic("index out of range [3] with length 3")
+}
+
+// A client's panic comes back on Run's goroutine, where the command
+// recovers it and reports a bug: from the client's goroutine it would end
+// the process with Go's status 2, a usage error's.
+func TestClientPanicReachesTheCaller(t *testing.T) {
+	p := plan(t, "DB_SWITCH=Null", "LOOP=50", "DATA_CLIENT_NUMBER=3", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0")
+	d := null.Driver()
+	d.Open = func(context.Context, adapters.Params) (adapters.Adapter, error) { return panicky{&null.Adapter{}}, nil }
+	defer func() {
+		cp, ok := recover().(*ClientPanic)
+		if !ok {
+			t.Fatalf("Run did not raise a ClientPanic")
+		}
+		if got := fmt.Sprint(cp); !strings.HasSuffix(got, ": index out of range [3] with length 3") || !strings.HasPrefix(got, "client ") {
+			t.Errorf("the panic reads %q", got)
+		}
+		if !strings.Contains(string(cp.Stack), "panicky.Write") {
+			t.Errorf("the stack does not show where:\n%s", cp.Stack)
+		}
+	}()
+	_, _ = Run(context.Background(), p, &d, Options{})
+	t.Fatal("Run returned")
+}

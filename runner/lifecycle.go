@@ -124,7 +124,11 @@ func waitReady(ctx context.Context, r adapters.Reconnecter) error {
 // record.
 func shell(ctx context.Context, command string) (string, string, error) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.WaitDelay = 5 * time.Second
+	// Interrupted, the command's whole process group is asked to end
+	// (killing sh alone left a `sleep` holding the output open for the
+	// WaitDelay), and what has not ended half a second later is left.
+	ownGroup(cmd)
+	cmd.WaitDelay = 500 * time.Millisecond
 	out, err := cmd.CombinedOutput()
 	text := strings.TrimSpace(string(out))
 	if len(text) > 4000 {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -251,5 +252,66 @@ func TestRefusedAtLoad(t *testing.T) {
 	r = benchWithin(t, 30*time.Second, "-c", binary, "--dry-run")
 	if want := "bench: " + binary + " is not a text file: it holds NUL bytes, as a program or an archive does (valid: a .properties file of KEY=VALUE lines)\n"; r.code != 2 || r.stderr != want {
 		t.Errorf("a program given with -c: exit %d, %.300q", r.code, r.stderr)
+	}
+}
+
+// TestSIGTERMEndsEveryLongStep: each step that can last (waiting for
+// --start-at, the pause after cleanup, a schedule's or a minimum
+// interval's wait, a phase of writes, an operation in flight, a restart
+// command) ends within a second of SIGTERM, the run's record saved. A CI
+// job's timeout then needs no SIGKILL.
+func TestSIGTERMEndsEveryLongStep(t *testing.T) {
+	base := []string{"-c", "config.properties", "--set", "DB_SWITCH=Null", "--set", "DEVICE_NUMBER=2", "--set", "GROUP_NUMBER=1",
+		"--set", "DATA_CLIENT_NUMBER=1", "--set", "VERIFY=false", "--set", "INIT_WAIT_TIME=0"}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"waiting for --start-at", []string{"--start-at", time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}},
+		{"the pause after cleanup", []string{"--set", "IS_DELETE_DATA=true", "--set", "INIT_WAIT_TIME=600000"}},
+		{"a schedule's wait", []string{"--set", "TARGET_THROUGHPUT=0.001", "--set", "LOOP=20"}},
+		{"a minimum interval's wait", []string{"--set", "OP_MIN_INTERVAL=600000", "--set", "LOOP=20"}},
+		{"a phase of writes", []string{"--set", "LOOP=100000000", "--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0"}},
+		{"an operation in flight", []string{"--set", "NULL_DELAY_MS=60000", "--set", "LOOP=20", "--set", "WRITE_OPERATION_TIMEOUT_MS=1000000"}},
+		{"a restart command", []string{"--set", "LOOP=20", "--set", "STOP_COMMAND=sleep 600", "--set", "START_COMMAND=true"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(binary, append(append(append([]string(nil), base...), "--set", "RESULTS_DIR="+dir), c.args...)...)
+			cmd.Dir = filepath.Join("..", "..")
+			var o, e syncBuffer
+			cmd.Stdout, cmd.Stderr = &o, &e
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { _ = cmd.Wait(); close(done) }()
+			// Long enough to be in the step: the rest of each run takes
+			// milliseconds.
+			select {
+			case <-done:
+				t.Fatalf("bench ended before the signal: exit %d\n%s%s", cmd.ProcessState.ExitCode(), o.String(), e.String())
+			case <-time.After(1500 * time.Millisecond):
+			}
+			sent := time.Now()
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("bench still ran 30 s after SIGTERM:\n%s", e.String())
+			}
+			took := time.Since(sent)
+			t.Logf("ended %v after SIGTERM, exit %d", took.Round(time.Millisecond), cmd.ProcessState.ExitCode())
+			if took > time.Second {
+				t.Errorf("bench ended %v after SIGTERM, more than 1 s", took.Round(time.Millisecond))
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 3 {
+				t.Errorf("exit %d after SIGTERM, want 3 (an interrupted run)\n%s", code, e.String())
+			}
+			if strings.Contains(e.String(), "goroutine ") {
+				t.Errorf("a stack trace:\n%s", e.String())
+			}
+		})
 	}
 }

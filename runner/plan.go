@@ -70,6 +70,11 @@ func NewPlan(c *config.Config) (*Plan, error) {
 	if p.Queries, err = queries.New(s, params, p.DataRows); err != nil {
 		return nil, err
 	}
+	if c.QuerySuite != "" && !c.Rounds() {
+		// The suite runs only in query rounds: unused, it would be read as
+		// measured.
+		return nil, &config.Error{Key: "QUERY_SUITE", Value: c.QuerySuite, Msg: "names query variants for the query rounds, but QUERY_ROUNDS=0 runs none", Valid: "empty, or QUERY_ROUNDS ≥ 1"}
+	}
 	if c.Rounds() {
 		variants := queries.FamilyVariants(params)
 		if c.QuerySuite != "" {

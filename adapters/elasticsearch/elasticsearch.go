@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,11 +53,17 @@ func Driver() adapters.Driver {
 	}
 }
 
+// timeValue is Elasticsearch's time unit syntax, for index settings.
+var timeValue = regexp.MustCompile(`^(-1|0|[0-9]+(nanos|micros|ms|s|m|h|d))$`)
+
 func check(c *config.Config) config.Errors {
 	var errs config.Errors
 	o := options(c)
 	if len(c.Ports) == 0 {
 		errs = append(errs, &config.Error{Key: "PORT", Value: "", Msg: "is empty; Elasticsearch needs the port of its HTTP API", Valid: "a port such as 9200, one per HOST"})
+	}
+	if !timeValue.MatchString(o.RefreshInterval) {
+		errs = append(errs, &config.Error{Key: "ES_REFRESH_INTERVAL", Value: o.RefreshInterval, Msg: "is not a time value the server reads", Valid: "a whole number and a unit (nanos, micros, ms, s, m, h, d), e.g. 1s or 30s, or -1 (off)"})
 	}
 	// A BLOB field keeps base64 text no query can compare, and a DATE or
 	// TIMESTAMP field is another date beside the time field: iot-benchmark

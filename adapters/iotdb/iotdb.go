@@ -89,7 +89,7 @@ func check(c *config.Config) config.Errors {
 	if !compressors[strings.ToUpper(o.Compressor)] {
 		errs = append(errs, &config.Error{Key: "COMPRESSOR", Value: o.Compressor, Msg: "is not an IoTDB compressor", Valid: "UNCOMPRESSED, SNAPPY, LZ4, GZIP, ZSTD, LZMA2"})
 	}
-	for _, t := range []string{"BOOLEAN", "INT32", "INT64", "FLOAT", "DOUBLE", "TEXT"} {
+	for _, t := range encodingTypes {
 		if e := o.Encodings[t]; !encodings[e] {
 			errs = append(errs, &config.Error{Key: "ENCODING_" + t, Value: e, Msg: "is not an IoTDB encoding", Valid: "PLAIN, RLE, TS_2DIFF, GORILLA, DICTIONARY, ZIGZAG, CHIMP, SPRINTZ, RLBE"})
 		}

@@ -63,7 +63,10 @@ func startProgress(opts Options, phase string, total int64, done, points *atomic
 				if d > 0 {
 					eta = fmt.Sprintf("%.0f s", (el.Seconds()/float64(d))*float64(total-d))
 				}
-				fmt.Fprintf(opts.Progress, "%s: %.1f%% (%d/%d operations), %d points written, %.0f s elapsed, ETA %s\n",
+				// Steps, not the Result Matrix's operations: a client's write
+				// step sends a batch to each of its devices, which the matrix
+				// counts one operation each; the points are the matrix's.
+				fmt.Fprintf(opts.Progress, "%s: %.1f%% (%d/%d client steps), %d points written, %.0f s elapsed, ETA %s\n",
 					phase, 100*float64(d)/float64(total), d, total, points.Load(), el.Seconds(), eta)
 			}
 		}

@@ -299,6 +299,14 @@ func TestTicks(t *testing.T) {
 	if got := labels(ticksOf(logTicks{}, 0.01, 500)); !slices.Equal(got, []string{"0.01", "0.1", "1", "10", "100"}) {
 		t.Errorf("log ticks over 4.7 decades: %q", got)
 	}
+	// A thin band: medians of 1.5 ms within a few per cent, padded by a
+	// ninth of a decade, held one label ("2") at the top and none below.
+	if got := labels(ticksOf(logTicks{}, 1.153, 1.95)); !slices.Equal(got, []string{"1.2", "1.5", "1.8"}) {
+		t.Errorf("log ticks of a thin band 1.153..1.95: %q", got)
+	}
+	if got := labels(ticksOf(logTicks{}, 2.5, 9.5)); !slices.Equal(got, []string{"3", "4", "5", "6", "7", "8", "9"}) {
+		t.Errorf("log ticks 2.5..9.5: %q", got)
+	}
 	if got := labels(ticksOf(ratioTicks{}, 0.6, 1.7)); !slices.Equal(got, []string{"0.67×", "0.8×", "1×", "1.25×", "1.5×"}) {
 		t.Errorf("ratio ticks 0.6..1.7: %q", got)
 	}

@@ -429,6 +429,24 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			ts = append(ts, t)
 		}
 	}
+	// A thin band (the medians of one class within a few per cent) holds
+	// one labelled tick or none: every tick is labelled then, and when
+	// that is still fewer than two, a linear scale's ticks, which within
+	// a fraction of a decade read as well.
+	labelled := 0
+	for _, t := range ts {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled < 2 {
+		for i := range ts {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', -1, 64)
+		}
+		if len(ts) < 2 {
+			return plot.DefaultTicks{}.Ticks(lo, hi)
+		}
+	}
 	return ts
 }
 

@@ -138,9 +138,11 @@ type Driver struct {
 	// Claim takes the database for this process for the length of a run,
 	// so that a second run on the same target is refused at its start,
 	// naming the holder, instead of both measuring each other; release
-	// gives it back (the operating system also does, when the process
-	// ends). An error says who holds it. nil: nothing to claim.
-	Claim func(c *config.Config) (release func(), err error)
+	// gives it back. A file's lock goes with its process; a server's
+	// marker (Hold) turns stale. An *InUseError says who holds it; note,
+	// when not empty, is for the user (a stale marker taken over, or a
+	// server that keeps none). nil: nothing to claim.
+	Claim func(ctx context.Context, c *config.Config) (release func(), note string, err error)
 	// Address says where the database is (file path, host:port list), for
 	// output and the run record; nil when it has no place.
 	Address func(c *config.Config) []string

@@ -49,6 +49,7 @@ func Driver() adapters.Driver {
 		Can:         adapters.Capabilities{Flush: true, ClearCache: true, Count: true, Answer: true, Version: true, Reconnect: true, ServerMetrics: true},
 		Address:     func(c *config.Config) []string { return baseURLs(c, options(c)) },
 		Check:       check,
+		Claim:       claim,
 		Open:        open,
 	}
 }
@@ -151,35 +152,17 @@ var (
 )
 
 func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
-	c := p.Config
-	o := options(c)
-	tr := &http.Transport{
-		Proxy:               nil, // a benchmark talks to the server, never through a proxy of the environment
-		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        4 * (c.DataClients + 4),
-		MaxIdleConnsPerHost: c.DataClients + 4,
-		IdleConnTimeout:     90 * time.Second,
-		ForceAttemptHTTP2:   false,
+	a, err := newAdapter(p.Config)
+	if err != nil {
+		return nil, err
 	}
-	if o.UseSSL {
-		t, err := tlsConfig(o)
-		if err != nil {
-			return nil, fmt.Errorf("USE_SSL: ES_CA_FILE=%s %w", o.CAFile, err)
-		}
-		tr.TLSClientConfig = t
-	}
-	a := &Adapter{cfg: c, opts: o, schema: p.Schema, client: &http.Client{Transport: tr}, bases: baseURLs(c, o)}
-	switch {
-	case o.APIKey != "":
-		a.auth = "ApiKey " + o.APIKey
-	case c.Username != "":
-		a.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(c.Username+":"+c.Password))
-	}
+	a.schema = p.Schema
+	c, o := a.cfg, a.opts
 	for _, g := range p.Schema.Groups {
 		a.indices = append(a.indices, strings.ToLower(c.DBName+"-"+g.Name))
 	}
 	if err := a.detect(ctx); err != nil {
-		tr.CloseIdleConnections()
+		a.client.CloseIdleConnections()
 		return nil, err
 	}
 	if o.IndexMode == "time_series" {
@@ -189,7 +172,7 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 			minor, _ = strconv.Atoi(m)
 		}
 		if a.distribution != "elasticsearch" || a.major < 8 || a.major == 8 && minor < 7 {
-			tr.CloseIdleConnections()
+			a.client.CloseIdleConnections()
 			return nil, fmt.Errorf("ES_INDEX_MODE=time_series needs Elasticsearch 8.7 or newer; %s %s has no time series indices (use ES_INDEX_MODE=standard)", a.name(), a.version)
 		}
 		a.tsds = true
@@ -207,6 +190,35 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 			line = `{"index":{"_index":"` + idx + `","_type":"_doc"}}` + "\n"
 		}
 		a.actions = append(a.actions, []byte(line))
+	}
+	return a, nil
+}
+
+// newAdapter is a client of the configured nodes, with the configured TLS
+// and credentials, that has not yet asked the server anything.
+func newAdapter(c *config.Config) (*Adapter, error) {
+	o := options(c)
+	tr := &http.Transport{
+		Proxy:               nil, // a benchmark talks to the server, never through a proxy of the environment
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        4 * (c.DataClients + 4),
+		MaxIdleConnsPerHost: c.DataClients + 4,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   false,
+	}
+	if o.UseSSL {
+		t, err := tlsConfig(o)
+		if err != nil {
+			return nil, fmt.Errorf("USE_SSL: ES_CA_FILE=%s %w", o.CAFile, err)
+		}
+		tr.TLSClientConfig = t
+	}
+	a := &Adapter{cfg: c, opts: o, client: &http.Client{Transport: tr}, bases: baseURLs(c, o)}
+	switch {
+	case o.APIKey != "":
+		a.auth = "ApiKey " + o.APIKey
+	case c.Username != "":
+		a.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(c.Username+":"+c.Password))
 	}
 	return a, nil
 }

@@ -58,6 +58,7 @@ func Driver() adapters.Driver {
 		},
 		Keys:  Keys(),
 		Check: check,
+		Claim: claim,
 		Open:  open,
 	}
 }
@@ -160,25 +161,37 @@ func tlsConfig(o *Options) (*tls.Config, error) {
 	return t, err
 }
 
-func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
-	c := p.Config
-	o := options(c)
-	a := &Adapter{cfg: c, opts: o, schema: p.Schema, mode: insertMode(c.DBSwitch), aligned: o.Vector, root: "root." + c.DBName}
+// sessionConfig is how a session reaches the configured nodes: their
+// addresses, the login, the protocol, TLS; a pool of one tree-model
+// session unless the caller says otherwise.
+func sessionConfig(c *config.Config, o *Options) (poolConfig, error) {
 	var addrs []string
 	for i, h := range c.Hosts {
 		addrs = append(addrs, joinHostPort(h, c.Ports[i]))
 	}
 	connect := time.Duration(min(c.WriteTimeoutMS, 10000)) * time.Millisecond
-	pc := poolConfig{addrs: addrs, user: c.Username, password: c.Password, compact: o.ThriftCompr, connectTimeout: connect, size: o.SessionPool + 2, zone: "UTC", dialect: c.Dialect}
+	pc := poolConfig{addrs: addrs, user: c.Username, password: c.Password, compact: o.ThriftCompr, connectTimeout: connect, size: 1, zone: "UTC", dialect: config.DialectTree}
 	if o.UseSSL {
 		t, err := tlsConfig(o)
 		if err != nil {
-			return nil, fmt.Errorf("USE_SSL: TRUST_STORE_PATH=%s %w", o.TrustStore, err)
+			return pc, fmt.Errorf("USE_SSL: TRUST_STORE_PATH=%s %w", o.TrustStore, err)
 		}
 		pc.tls = t
 	}
+	return pc, nil
+}
+
+func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
+	c := p.Config
+	o := options(c)
+	a := &Adapter{cfg: c, opts: o, schema: p.Schema, mode: insertMode(c.DBSwitch), aligned: o.Vector, root: "root." + c.DBName}
+	pc, err := sessionConfig(c, o)
+	if err != nil {
+		return nil, err
+	}
+	pc.size, pc.dialect = o.SessionPool+2, c.Dialect
 	a.pool = newPool(pc)
-	if len(addrs) > 1 {
+	if len(pc.addrs) > 1 {
 		a.route = newRouter()
 	}
 	if c.TableModel() {

@@ -633,29 +633,13 @@ func TestTableSQL(t *testing.T) {
 	}
 }
 
-// An iot-benchmark table-model configuration, in its own key spellings
-// (tables, tags, every data type), runs unchanged through the bench binary,
-// and VERIFY finds every point. It lives here, not in cmd/bench, because
-// this package's restart tests stop the server: Go runs packages in
-// parallel, tests of one package one after another.
-// benchBinary builds the bench binary into dir, for tests that run it
-// against the server as a user does.
-func benchBinary(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "bench")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/bench").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestDistributed runs three bench processes against the real server, as
 // three pods of an Indexed Job would, merges their records, verifies the
 // whole workload and compares two such distributed runs.
 func TestDistributed(t *testing.T) {
 	host, port := server(t)
 	dir := t.TempDir()
-	d := adaptertest.Distributed{Bin: benchBinary(t, dir), Dir: filepath.Join("..", ".."), Config: "examples/iotdb.properties", N: 3,
+	d := adaptertest.Distributed{Bin: adaptertest.Binary(t, dir), Dir: filepath.Join("..", ".."), Config: "examples/iotdb.properties", N: 3,
 		Results: dir, StartIn: 20 * time.Second,
 		Sets: []string{"HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_dist", "GROUP_NUMBER=4", "DEVICE_NUMBER=20", "SENSOR_NUMBER=10", "QUERY_SENSOR_NUM=3",
 			"DATA_CLIENT_NUMBER=4", "LOOP=100", "VERIFY=true"}}
@@ -668,10 +652,25 @@ func TestDistributed(t *testing.T) {
 	t.Logf("merged: %d instances, INGESTION %d points in %.1f s", len(a.Instance.Merged), a.Verify.Expected, a.Phases[0].Seconds)
 }
 
+// TestExclusive: a second run on the database of a running one is refused
+// at its start; a killed run's marker is taken over (adaptertest.Exclusive).
+func TestExclusive(t *testing.T) {
+	host, port := server(t)
+	dir := t.TempDir()
+	adaptertest.Exclusive{Bin: adaptertest.Binary(t, dir), Dir: filepath.Join("..", ".."), Config: "examples/iotdb.properties",
+		Sets: []string{"HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_exclusive", "RESULTS_DIR=" + dir,
+			"GROUP_NUMBER=1", "DEVICE_NUMBER=2", "SENSOR_NUMBER=2", "QUERY_SENSOR_NUM=1", "DATA_CLIENT_NUMBER=1"}}.Run(t)
+}
+
+// An iot-benchmark table-model configuration, in its own key spellings
+// (tables, tags, every data type), runs unchanged through the bench binary,
+// and VERIFY finds every point. It lives here, not in cmd/bench, because
+// this package's restart tests stop the server: Go runs packages in
+// parallel, tests of one package one after another.
 func TestTableModelExample(t *testing.T) {
 	host, port := server(t)
 	dir := t.TempDir()
-	bin := benchBinary(t, dir)
+	bin := adaptertest.Binary(t, dir)
 	cmd := exec.Command(bin, "-c", "examples/iotdb-table.properties", "--set", "HOST="+host, "--set", "PORT="+port,
 		"--set", "RESULTS_DIR="+dir, "--set", "DB_NAME=tsbench_example")
 	cmd.Dir = filepath.Join("..", "..")

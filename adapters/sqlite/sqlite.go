@@ -44,7 +44,10 @@ func Driver() adapters.Driver {
 		Address:           func(c *config.Config) []string { return []string{Path(c)} },
 		Footprint:         footprint,
 		// The instances of a distributed run share the file on purpose.
-		Claim: func(c *config.Config) (func(), error) { return claim(Path(c), c.BenchmarkCluster) },
+		Claim: func(_ context.Context, c *config.Config) (func(), string, error) {
+			release, err := claim(Path(c), c.BenchmarkCluster)
+			return release, "", err
+		},
 		Keys:  Keys(),
 		Check: check,
 		Open:  open,

@@ -210,13 +210,18 @@ func prepare(path string, sets []string) (*config.Loaded, *adapters.Driver, *run
 
 // claim takes the database for this process (Driver.Claim): a second run
 // on the same target is refused at its start, exit 2, naming the holder.
-func claim(drv *adapters.Driver, c *config.Config) (release func(), err error) {
+// Its note (a stale marker taken over, a server that keeps none) goes to
+// stderr.
+func claim(ctx context.Context, drv *adapters.Driver, c *config.Config, stderr io.Writer) (release func(), err error) {
 	if drv.Claim == nil {
 		return func() {}, nil
 	}
-	release, err = drv.Claim(c)
+	release, note, err := drv.Claim(ctx, c)
 	if err != nil {
 		return nil, usageError(err)
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "note: %s\n", note)
 	}
 	return release, nil
 }
@@ -298,7 +303,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	}
 	if !rf.dryRun {
 		// Before anything is printed: the refusal is then the one line.
-		release, err := claim(drv, c)
+		release, err := claim(ctx, drv, c, stderr)
 		if err != nil {
 			return err
 		}

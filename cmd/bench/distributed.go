@@ -140,7 +140,7 @@ each would delete the others' data: run bench clean once before starting them.`,
 			}
 			printNotes(l, stderr)
 			c := l.Config
-			release, err := claim(drv, c)
+			release, err := claim(ctx, drv, c, stderr)
 			if err != nil {
 				return err
 			}

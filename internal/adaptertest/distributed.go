@@ -94,8 +94,14 @@ func (d Distributed) Run(t testing.TB, label string) ([]*record.Record, *record.
 // bench runs the binary with extra environment and returns its combined
 // output and exit status.
 func (d Distributed) bench(env []string, args ...string) (string, int) {
-	cmd := exec.Command(d.Bin, args...)
-	cmd.Dir = d.Dir
+	return runBench(d.Bin, d.Dir, env, args...)
+}
+
+// runBench runs bin in dir with extra environment to its end: its combined
+// output and exit status (-1 when it could not run).
+func runBench(bin, dir string, env []string, args ...string) (string, int) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -104,7 +110,7 @@ func (d Distributed) bench(env []string, args ...string) (string, int) {
 		return out.String(), ee.ExitCode()
 	}
 	if err != nil {
-		return fmt.Sprintf("%s: %v", filepath.Base(d.Bin), err), -1
+		return fmt.Sprintf("%s: %v", filepath.Base(bin), err), -1
 	}
 	return out.String(), 0
 }

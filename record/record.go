@@ -122,6 +122,9 @@ type Phase struct {
 	StartedAt  time.Time           `json:"started_at"`
 	Seconds    float64             `json:"seconds"`
 	Operations []*metrics.Snapshot `json:"operations"`
+	// Cut says how TEST_MAX_TIME ended the phase before its plan: the run
+	// stays complete (the bound is the user's), and its tables say so.
+	Cut string `json:"cut,omitempty"`
 }
 
 // maxPhaseSeconds is the longest phase a record may hold: 30 days.

@@ -88,6 +88,11 @@ func PhaseTables(group []*record.Phase) []Table {
 	} else {
 		res.Notes = []string{fmt.Sprintf("Test elapsed time: %.2f second over %d variants, each run on its own; throughput = okPoint / the variant's elapsed time", total, len(group))}
 	}
+	for _, p := range group {
+		if p.Cut != "" {
+			res.Notes = append(res.Notes, p.Cut+".")
+		}
+	}
 	out := []Table{res, lat}
 	if len(svc.Rows) > 0 {
 		out = append(out, svc)

@@ -53,7 +53,7 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 		rec.Steps = append(rec.Steps, st)
 	}
 	for _, p := range res.Phases {
-		rec.Phases = append(rec.Phases, record.Phase{Name: p.Name, Round: p.Round, Variant: p.Variant, Clients: p.Clients, StartedAt: p.Started.UTC(), Seconds: p.Elapsed.Seconds(), Operations: p.Operations})
+		rec.Phases = append(rec.Phases, record.Phase{Name: p.Name, Round: p.Round, Variant: p.Variant, Clients: p.Clients, StartedAt: p.Started.UTC(), Seconds: p.Elapsed.Seconds(), Operations: p.Operations, Cut: p.Cut})
 	}
 	if res.Verify != nil {
 		rec.Verify = VerifyRecord(res.Verify)

@@ -482,7 +482,11 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 	}
 	ph := Phase{Name: w.name, Round: w.round, Variant: w.variant, Clients: c.DataClients, Started: start, Elapsed: elapsed, Operations: orderOps(&w, metrics.Merge(parts...))}
 	if limit.Err() != nil && ctx.Err() == nil && done.Load() < total {
-		ph.Cut = fmt.Sprintf("TEST_MAX_TIME=%d ms ended the %s phase after %d of %d operations", c.TestMaxTimeMS, name, done.Load(), total)
+		var ops int64
+		for _, s := range ph.Operations {
+			ops += s.OKOps + s.FailOps
+		}
+		ph.Cut = fmt.Sprintf("TEST_MAX_TIME=%d ms ended the %s phase after %d of its %d client steps (%d operations in the Result Matrix)", c.TestMaxTimeMS, name, done.Load(), total, ops)
 	}
 	return ph
 }

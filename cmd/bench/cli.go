@@ -129,8 +129,9 @@ database and reports iot-benchmark's Result and Latency matrices.
   bench -c config.properties        run the benchmark in the file
   bench show RUN                    print a saved run again
 
-Run status (bench list, show, the record): complete; incomplete (cut short:
-interrupted, TEST_MAX_TIME, a step that failed); failed (ran to its end, but
+Run status (bench list, show, the record): complete (also when TEST_MAX_TIME,
+the user's own bound, ended a phase: its Result Matrix says so); incomplete
+(cut short: interrupted, a step that failed); failed (ran to its end, but
 more operations failed than MAX_ERROR_RATE allows, 0% by default, or VERIFY
 found a difference).
 

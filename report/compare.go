@@ -30,6 +30,10 @@ func num(x float64) string {
 	switch {
 	case a >= 1000:
 		return strconv.FormatFloat(x, 'f', 0, 64)
+	case x == math.Trunc(x) && a < 1e15:
+		// A count (segments, operations) or its median of whole numbers:
+		// "29", not "29.00".
+		return strconv.FormatFloat(x, 'f', 0, 64)
 	case a >= 1:
 		return strconv.FormatFloat(x, 'f', 2, 64)
 	case a == 0:
@@ -46,6 +50,18 @@ func ratio(x float64) string {
 		return "inf"
 	}
 	return strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+// withZero is a change's note, saying why a ratio is 0 (−100%): the
+// contender's value is 0 where the baseline's was not.
+func withZero(base compare.Cell, ch compare.Change) string {
+	if !base.OK || !ch.OK || ch.Median != 0 || base.Median == 0 {
+		return ch.Note
+	}
+	if ch.Note == "" {
+		return "0 on the contender"
+	}
+	return ch.Note + "; 0 on the contender"
 }
 
 func cellText(c compare.Cell) string {
@@ -69,7 +85,7 @@ func RallyTables(c *compare.Comparison) []Table {
 	last := ""
 	for _, r := range c.Rows {
 		if last != "" && r.Key.Metric != last {
-			t.Rows = append(t.Rows, geomeanRow(c, last, g))
+			t.Rows = appendGeomean(t.Rows, c, last, g)
 		}
 		last = r.Key.Metric
 		row := []string{r.Key.Metric, opLabel(r.Key), cellText(r.Baseline)}
@@ -78,12 +94,12 @@ func RallyTables(c *compare.Comparison) []Table {
 			if r.Baseline.OK && ch.OK {
 				diff = num(ch.Diff)
 			}
-			row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, compare.Pct(ch.DiffPct), ratio(ch.Ratio), ch.Verdict, ch.Note)
+			row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, compare.Pct(ch.DiffPct), ratio(ch.Ratio), ch.Verdict, withZero(r.Baseline, ch))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	if last != "" {
-		t.Rows = append(t.Rows, geomeanRow(c, last, g))
+		t.Rows = appendGeomean(t.Rows, c, last, g)
 	}
 	t.Notes = notes(c)
 	t.Lead = c.Differences()
@@ -102,13 +118,24 @@ func RallyTables(c *compare.Comparison) []Table {
 				if r.Baseline.OK && ch.OK {
 					diff = num(ch.Diff)
 				}
-				row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, compare.Pct(ch.DiffPct), ratio(ch.Ratio), ch.Note)
+				row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, compare.Pct(ch.DiffPct), ratio(ch.Ratio), withZero(r.Baseline, ch))
 			}
 			st.Rows = append(st.Rows, row)
 		}
 		out = append(out, st)
 	}
 	return out
+}
+
+// appendGeomean adds a metric's geomean row, unless no contender has more
+// than one row to summarise: the geomean of one ratio repeats it.
+func appendGeomean(rows [][]string, c *compare.Comparison, metric string, g map[string][]compare.Geomean) [][]string {
+	for _, e := range g[metric] {
+		if e.Rows > 1 {
+			return append(rows, geomeanRow(c, metric, g))
+		}
+	}
+	return rows
 }
 
 func geomeanRow(c *compare.Comparison, metric string, g map[string][]compare.Geomean) []string {

@@ -114,3 +114,29 @@ func TestDifferencesLead(t *testing.T) {
 		t.Fatal("the JSON lacks the differences")
 	}
 }
+
+// TestReadableCells: a metric that drops to 0 says so beside its −100%; a
+// metric of one row has no geomean row repeating it; counts print whole.
+func TestReadableCells(t *testing.T) {
+	base := side("a", 1, 1, map[string]float64{"Q1": 4}, []string{"Q1"})
+	cont := side("b", 2, 1, map[string]float64{"Q1": 0}, []string{"Q1"})
+	c := compare.New(base, []compare.Side{cont}, opts)
+	var buf bytes.Buffer
+	if err := WriteTables(&buf, "text", RallyTables(c)); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"-100.00%", "0 on the contender"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "geomean") {
+		t.Errorf("a geomean row over one row:\n%s", out)
+	}
+	for x, want := range map[float64]string{29: "29", 500: "500", 29.5: "29.50", 0.25: "0.25", 1234.5: "1234", 0: "0"} {
+		if got := num(x); got != want {
+			t.Errorf("num(%g) = %q, want %q", x, got, want)
+		}
+	}
+}

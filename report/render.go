@@ -86,6 +86,10 @@ func WriteTables(w io.Writer, format Format, tables []Table) error {
 	}
 }
 
+// textColumns are the headers of columns of words, not numbers, which read
+// left-aligned wherever they stand.
+var textColumns = map[string]bool{"Note": true, "Verdict": true, "Unit": true, "error": true}
+
 func render(w io.Writer, t Table, r tw.Renderer) error {
 	align := make([]tw.Align, len(t.Header))
 	for i := range align {
@@ -93,6 +97,11 @@ func render(w io.Writer, t Table, r tw.Renderer) error {
 	}
 	for i := 0; i < max(t.LeftColumns, 1) && i < len(align); i++ {
 		align[i] = tw.AlignLeft
+	}
+	for i, h := range t.Header {
+		if textColumns[h] {
+			align[i] = tw.AlignLeft
+		}
 	}
 	tbl := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(r),

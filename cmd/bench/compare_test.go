@@ -135,13 +135,15 @@ func delayRuns(t *testing.T, dir, label, repeat string, extra ...string) {
 // TestFailAboveExitsOne: a real slowdown of one operation, made by the
 // delay target (no --force: the delay is the database's, not the
 // workload's), fails the gate; the same change read the other way round is
-// an improvement and passes.
+// an improvement and passes. Which of PRECISE_POINT's latency rows trips
+// the gate is the machine's: in CI once the median did (+52%) while a
+// stall's outlier left the mean's test short of significance.
 func TestFailAboveExitsOne(t *testing.T) {
 	dir := t.TempDir()
 	delayRuns(t, dir, "fast", "4")
 	delayRuns(t, dir, "slow", "4", "--set", "NULL_SLOWDOWN_PCT=60")
 	r := bench(t, "compare", "fast", "slow", "--results", dir, "--fail-above", "10")
-	if r.code != 1 || !strings.Contains(r.stderr, "bench: regressions beyond --fail-above 10%:") || !strings.Contains(r.stderr, "mean latency of PRECISE_POINT (main) is +") || !strings.Contains(r.stderr, "p(Holm)=") {
+	if r.code != 1 || !strings.Contains(r.stderr, "bench: regressions beyond --fail-above 10%:") || !strings.Contains(r.stderr, "latency of PRECISE_POINT (main) is +") || !strings.Contains(r.stderr, "p(Holm)=") {
 		t.Fatalf("exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}
 	if r := bench(t, "compare", "slow", "fast", "--results", dir, "--fail-above", "10"); r.code != 0 || !strings.Contains(r.stderr, "gate passed") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -30,6 +31,41 @@ func (a *Adapter) createPipeline(ctx context.Context) error {
 	return nil
 }
 
+// ensureShardLimit makes cluster.max_shards_per_node at least need. It
+// reads the setting first (the cluster privilege monitor) and changes it
+// (the privilege manage) only when it is lower: a user allowed the indices
+// but not the cluster's settings runs where an administrator has raised
+// the limit.
+func (a *Adapter) ensureShardLimit(ctx context.Context, need int) error {
+	var got map[string]map[string]any
+	const name = "cluster.max_shards_per_node"
+	if err := a.do(ctx, http.MethodGet, "/_cluster/settings?include_defaults=true&flat_settings=true", nil, &got); err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	// The persistent value wins over the default, the transient one over both.
+	limit := 1000
+	for _, level := range []string{"defaults", "persistent", "transient"} {
+		if v, ok := got[level][name].(string); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				limit = n
+			}
+		}
+	}
+	if limit >= need {
+		return nil
+	}
+	body := fmt.Sprintf(`{"persistent":{"%s":%d}}`, name, need)
+	err := a.do(ctx, http.MethodPut, "/_cluster/settings", []byte(body), nil)
+	var he *httpError
+	if errors.As(err, &he) && he.status == http.StatusForbidden {
+		return fmt.Errorf("%s is %d and needs to be %d: the user may not change it (the cluster privilege manage); ask an administrator to set it: %w", name, limit, need, err)
+	}
+	if err != nil {
+		return fmt.Errorf("raise %s from %d to %d: %w", name, limit, need, err)
+	}
+	return nil
+}
+
 // createExtraIndices makes ES_EXTRA_INDICES empty indices with
 // ES_ALIASES_PER_INDEX aliases each, four requests at a time, after
 // raising cluster.max_shards_per_node where the default (1,000) is too low.
@@ -40,9 +76,8 @@ func (a *Adapter) createExtraIndices(ctx context.Context) error {
 	}
 	need := n + len(a.indices)*a.opts.Shards*(1+a.opts.Replicas) + 100
 	if need > 1000 {
-		body := fmt.Sprintf(`{"persistent":{"cluster.max_shards_per_node":%d}}`, need)
-		if err := a.do(ctx, http.MethodPut, "/_cluster/settings", []byte(body), nil); err != nil {
-			return fmt.Errorf("raise cluster.max_shards_per_node for %d extra indices: %w", n, err)
+		if err := a.ensureShardLimit(ctx, need); err != nil {
+			return fmt.Errorf("%d extra indices: %w", n, err)
 		}
 	}
 	var (

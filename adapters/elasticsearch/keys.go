@@ -36,7 +36,7 @@ func Keys() *config.KeySet {
 		config.String("ES_API_KEY", "", "API key (the base64 id:key form) sent as `Authorization: ApiKey …` instead of USERNAME/PASSWORD. Never printed or saved.", func(o *O) *string { return &o.APIKey }).AsSecret(),
 		config.String("ES_PIPELINE", "", "Ingest pipeline every bulk goes through (`?pipeline=`), to compare a processor with an empty pipeline. With ES_PIPELINE_FILE tsbench creates it before the run and deletes it in cleanup; without, it must exist.", func(o *O) *string { return &o.Pipeline }),
 		config.String("ES_PIPELINE_FILE", "", "JSON body of ES_PIPELINE (`{\"description\": …, \"processors\": […]}`), created with PUT _ingest/pipeline/<ES_PIPELINE>.", func(o *O) *string { return &o.PipelineFile }),
-		config.Int("ES_EXTRA_INDICES", "0", 0, 100000, "0..100000", "Empty indices (one shard, no replica) created beside the benchmark's, as clusters with many indices have; deleted in cleanup.", func(o *O) *int { return &o.ExtraIndices }),
+		config.Int("ES_EXTRA_INDICES", "0", 0, 100000, "0..100000", "Empty indices (one shard, no replica) created beside the benchmark's, as clusters with many indices have; deleted in cleanup. Where they need a higher cluster.max_shards_per_node than the cluster allows (1,000 by default), tsbench raises it, which needs the cluster privilege manage; a limit an administrator has raised far enough is left as it is.", func(o *O) *int { return &o.ExtraIndices }),
 		config.Int("ES_ALIASES_PER_INDEX", "0", 0, 100, "0..100", "Aliases of each extra index.", func(o *O) *int { return &o.AliasesPerIndex }),
 	}, nil)
 	// The servers listen on 9200 and, as shipped, ask no login: IoTDB's

@@ -2,6 +2,7 @@ package elasticsearch
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -70,5 +71,44 @@ func TestForbiddenIndexItemsFail(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(msgs, "|"), "security_exception") {
 		t.Fatalf("errors %v: want the server's 403 reason", msgs)
+	}
+}
+
+// TestShardLimitLeftAsAllowed: the user of the documented role (cluster
+// monitor, no manage) was refused extra indices even after an
+// administrator had raised cluster.max_shards_per_node, because tsbench
+// sent the PUT anyway. It now reads the setting and changes it only when
+// it is too low; then a 403 names the privilege.
+func TestShardLimitLeftAsAllowed(t *testing.T) {
+	host, port, ca := secured(t)
+	base := []string{"HOST=" + host, "PORT=" + port, "USE_SSL=true", "ES_CA_FILE=" + ca, "DB_NAME=tsbench_limit", "DEVICE_NUMBER=2", "DATA_CLIENT_NUMBER=1",
+		"SENSOR_NUMBER=2", "LOOP=2", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0"}
+	plan := func(sets ...string) *runner.Plan {
+		p, err := runner.NewPlan(adaptertest.Load(t, Driver(), append(base, sets...)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	admin := openPlain(t, plan("USERNAME=elastic", "PASSWORD=tsbench-elastic"))
+	user := openPlain(t, plan("USERNAME=tsbench", "PASSWORD=tsbench-pass"))
+	ctx := context.Background()
+	set := func(v string) {
+		if err := admin.do(ctx, http.MethodPut, "/_cluster/settings", []byte(`{"persistent":{"cluster.max_shards_per_node":`+v+`}}`), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { set("null") })
+	set("3000")
+	if err := user.ensureShardLimit(ctx, 2500); err != nil {
+		t.Fatalf("a limit the administrator raised far enough: %v", err)
+	}
+	set("null")
+	err := user.ensureShardLimit(ctx, 2500)
+	if err == nil || !strings.Contains(err.Error(), "cluster.max_shards_per_node is 1000 and needs to be 2500: the user may not change it (the cluster privilege manage)") {
+		t.Fatalf("a limit too low for a user without manage: %v", err)
+	}
+	if err := admin.ensureShardLimit(ctx, 2500); err != nil {
+		t.Fatalf("the superuser raises it: %v", err)
 	}
 }

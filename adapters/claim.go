@@ -2,14 +2,11 @@ package adapters
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/tsbench/tsbench/config"
@@ -90,7 +87,7 @@ func Hold(ctx context.Context, m Marker, c *config.Config, target string) (relea
 	now := time.Now().UTC()
 	me := Holder{Host: host, PID: os.Getpid(), Since: now, Beat: now}
 	if c.BenchmarkCluster {
-		me.Group = RunGroup(c)
+		me.Group = config.InstanceFingerprint(c.Values(), c.WorkloadKeys())
 	}
 	unguarded := func(err error) (func(), string, error) {
 		m.Close()
@@ -206,19 +203,4 @@ func mustJSON(h Holder) []byte {
 		panic(err) // a struct of strings, ints and times always encodes
 	}
 	return b
-}
-
-// RunGroup is what the instances of one distributed run share: the
-// fingerprint of their workload but for BENCHMARK_INDEX.
-func RunGroup(c *config.Config) string {
-	vals := c.Values()
-	keys := c.WorkloadKeys()
-	sort.Strings(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		if k != "BENCHMARK_INDEX" {
-			fmt.Fprintf(h, "%s=%s\n", k, vals[k])
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
 }

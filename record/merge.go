@@ -7,12 +7,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/metrics"
 )
 
 // instanceKey is the one workload key the instances of a distributed run
 // differ in; the merged record gives it the range "0..n-1".
-const instanceKey = "BENCHMARK_INDEX"
+const instanceKey = config.InstanceKey
 
 // MergeOptions tune Merge.
 type MergeOptions struct {
@@ -106,7 +107,7 @@ func Merge(recs []*Record, opt MergeOptions) (*Record, error) {
 		m.Config[k] = v
 	}
 	m.Config[instanceKey] = fmt.Sprintf("0..%d", n-1)
-	m.Fingerprint = Fingerprint(m.Config, m.WorkloadKeys)
+	m.Fingerprint = config.Fingerprint(m.Config, m.WorkloadKeys)
 	hosts := map[string]bool{}
 	var versions []string
 	for _, r := range ordered {
@@ -177,8 +178,7 @@ func Merge(recs []*Record, opt MergeOptions) (*Record, error) {
 // instanceFingerprint is the fingerprint of a record's workload but for
 // the instance index: what instances of one distributed run share.
 func instanceFingerprint(r *Record) string {
-	keys := slices.DeleteFunc(slices.Clone(r.WorkloadKeys), func(k string) bool { return k == instanceKey })
-	return Fingerprint(r.Config, keys)
+	return config.InstanceFingerprint(r.Config, r.WorkloadKeys)
 }
 
 // mergePhases merges the instances' phases position by position; every

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/metrics"
 )
 
@@ -29,7 +30,7 @@ func instance(t *testing.T, i, n int, t0 time.Time, offset time.Duration, lat []
 	cfg := map[string]string{"BENCHMARK_INDEX": fmt.Sprint(i), "LOOP": loop, "HOST": fmt.Sprintf("h%d", i)}
 	keys := []string{"BENCHMARK_INDEX", "LOOP"}
 	return &Record{ID: fmt.Sprintf("run-%d", i), Label: "dist", Status: StatusComplete, Config: cfg, WorkloadKeys: keys,
-		Fingerprint: Fingerprint(cfg, keys), StartedAt: start, FinishedAt: start.Add(time.Duration(len(lat)) * time.Second),
+		Fingerprint: config.Fingerprint(cfg, keys), StartedAt: start, FinishedAt: start.Add(time.Duration(len(lat)) * time.Second),
 		Tool: Tool{Version: "v1"}, Target: Target{DB: "SQLite", Version: "3"}, Host: Host{Hostname: fmt.Sprintf("node%d", i), CPUs: 2},
 		Instance: &Instance{Index: i, Count: n},
 		Verify:   &Verify{Devices: 2, Expected: int64(100 * len(lat)), Found: int64(100 * len(lat))},
@@ -99,7 +100,7 @@ func TestMergeRefuses(t *testing.T) {
 	single.Instance = nil
 	other := mk(2)
 	other.Config["LOOP"] = "11"
-	other.Fingerprint = Fingerprint(other.Config, other.WorkloadKeys)
+	other.Fingerprint = config.Fingerprint(other.Config, other.WorkloadKeys)
 	short := mk(2)
 	short.Phases = nil
 	merged, err := Merge([]*Record{mk(0), mk(1), mk(2)}, MergeOptions{})

@@ -245,18 +245,6 @@ func memTotal() int64 {
 	return 0
 }
 
-// Fingerprint hashes the values of the workload keys of a configuration
-// (config.Config.WorkloadKeys: each key says whether it changes the work).
-func Fingerprint(cfg map[string]string, workload []string) string {
-	keys := append([]string(nil), workload...)
-	sort.Strings(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		fmt.Fprintf(h, "%s=%s\n", k, cfg[k])
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
-}
-
 // FingerprintDiff lists the workload keys whose values differ between two
 // records. A record written before records listed their workload keys
 // contributes none; when neither lists any, every key that is not a secret

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/internal/recordtest"
 	"github.com/tsbench/tsbench/record"
 )
@@ -59,14 +60,14 @@ func TestFingerprint(t *testing.T) {
 	work := []string{"LOOP", "DEVICE_NUMBER"}
 	a := &record.Record{WorkloadKeys: work, Config: map[string]string{"LOOP": "10", "HOST": "a", "PASSWORD": "x", "DEVICE_NUMBER": "5", "COMPRESSOR": "LZ4"}}
 	b := &record.Record{WorkloadKeys: work, Config: map[string]string{"LOOP": "10", "HOST": "b", "PASSWORD": "y", "DEVICE_NUMBER": "5", "COMPRESSOR": "SNAPPY"}}
-	if record.Fingerprint(a.Config, work) != record.Fingerprint(b.Config, work) {
+	if config.Fingerprint(a.Config, work) != config.Fingerprint(b.Config, work) {
 		t.Fatal("keys outside the workload (hosts, passwords, storage options) must not change the fingerprint")
 	}
-	if record.Fingerprint(a.Config, work) != record.Fingerprint(a.Config, []string{"DEVICE_NUMBER", "LOOP"}) {
+	if config.Fingerprint(a.Config, work) != config.Fingerprint(a.Config, []string{"DEVICE_NUMBER", "LOOP"}) {
 		t.Fatal("the order of the workload keys must not matter")
 	}
 	b.Config["DEVICE_NUMBER"] = "6"
-	if record.Fingerprint(a.Config, work) == record.Fingerprint(b.Config, work) {
+	if config.Fingerprint(a.Config, work) == config.Fingerprint(b.Config, work) {
 		t.Fatal("DEVICE_NUMBER must change the fingerprint")
 	}
 	if d := record.FingerprintDiff(a, b); len(d) != 1 || d[0] != `DEVICE_NUMBER: "5" vs "6"` {

@@ -26,7 +26,7 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 		Target:        record.Target{DB: drv.Name, Version: res.ServerVersion},
 		StartedAt:     res.Started.UTC(),
 		FinishedAt:    res.Finished.UTC(),
-		Fingerprint:   record.Fingerprint(vals, c.WorkloadKeys()),
+		Fingerprint:   config.Fingerprint(vals, c.WorkloadKeys()),
 		WorkloadKeys:  c.WorkloadKeys(),
 		Config:        vals,
 		Notes:         append(append([]string(nil), l.Notes...), res.Notes...),

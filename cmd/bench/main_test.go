@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/record"
 )
 
@@ -400,7 +401,7 @@ func TestDatabaseKeysFollowDBSwitch(t *testing.T) {
 			t.Fatalf("%s is in the workload keys %v", k, rec.WorkloadKeys)
 		}
 	}
-	if want := record.Fingerprint(rec.Config, rec.WorkloadKeys); rec.Fingerprint != want || len(rec.WorkloadKeys) < 40 {
+	if want := config.Fingerprint(rec.Config, rec.WorkloadKeys); rec.Fingerprint != want || len(rec.WorkloadKeys) < 40 {
 		t.Fatalf("fingerprint %s over %d keys, recomputed %s", rec.Fingerprint, len(rec.WorkloadKeys), want)
 	}
 	r = bench(t, "-c", "config.properties", "--set", "DB_SWITCH=IoTDB", "--set", "COMPRESSOR=BOGUS", "--dry-run")

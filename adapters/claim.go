@@ -78,8 +78,8 @@ func (e *InUseError) Error() string {
 // *InUseError. A server that cannot keep a marker (the user may not write
 // it) leaves the run unguarded, with a note that says why; one that cannot
 // be reached, with no note: the run's opening of the database then says
-// so. release removes the
-// marker this process created and closes the connection.
+// so. release removes the marker this process created and closes the
+// connection.
 func Hold(ctx context.Context, m Marker, c *config.Config, target string) (release func(), note string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

@@ -104,6 +104,14 @@ type Versioner interface {
 	ServerVersion(ctx context.Context) (string, error)
 }
 
+// Wirer says how the adapter sends the data, where a key chooses between
+// wire formats that load the server differently (IoTDB's encoded or plain
+// tablets), for the run record: two runs that sent different bytes must
+// not read as the same workload.
+type Wirer interface {
+	Wire() string
+}
+
 // Params is what a driver gets to open an adapter.
 type Params struct {
 	Config *config.Config
@@ -120,6 +128,9 @@ type Driver struct {
 	Name        string
 	Aliases     []string
 	Description string
+	// Wire names the wire formats this build can send the database and the
+	// key that chooses, for bench version; empty when there is no choice.
+	Wire string
 	// ReconnectRestarts says that Reconnect is this database's restart (an
 	// embedded database closes and reopens its file), so a cold round needs
 	// no STOP_COMMAND/START_COMMAND. For servers it only reconnects.

@@ -97,6 +97,9 @@ type Target struct {
 	DB      string   `json:"db"`      // DB_SWITCH
 	Version string   `json:"version"` // as the database reports it
 	Address []string `json:"address,omitempty"`
+	// Wire is how the data was sent where the adapter has a choice
+	// (IoTDB: encoded or plain tablets).
+	Wire string `json:"wire,omitempty"`
 }
 
 // Step is a lifecycle step (cleanup, schema, flush, verify...) and how it went.

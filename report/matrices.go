@@ -144,6 +144,9 @@ func WriteRun(w io.Writer, format Format, rec *record.Record) error {
 			fmt.Fprintf(w, " (%s)", rec.Label)
 		}
 		fmt.Fprintf(w, ": %s on %s, %s, started %s\n", rec.Target.DB, nonEmpty(rec.Target.Version, "unknown version"), rec.Status, rec.StartedAt.UTC().Format("2006-01-02 15:04:05Z"))
+		if rec.Target.Wire != "" {
+			fmt.Fprintf(w, "Sent as: %s\n", rec.Target.Wire)
+		}
 		switch {
 		case rec.Error != "" && rec.Status == record.StatusFailed:
 			fmt.Fprintf(w, "Failed: %s\n", rec.Error)

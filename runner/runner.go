@@ -72,9 +72,11 @@ type DeviceCount struct {
 type Result struct {
 	Started, Finished time.Time
 	ServerVersion     string
-	Steps             []Step
-	Phases            []Phase
-	Verify            []DeviceCount // nil unless VERIFY
+	// Wire is how the adapter sent the data (adapters.Wirer), if it says.
+	Wire   string
+	Steps  []Step
+	Phases []Phase
+	Verify []DeviceCount // nil unless VERIFY
 	// ServerMetrics are the database's own figures over the run (its
 	// MetricsReporter): counters as their change, the rest as read at the end.
 	ServerMetrics []adapters.ServerMetric
@@ -129,6 +131,10 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 		if err != nil {
 			return res, fmt.Errorf("%w %s: %w", ErrConnect, drv.Name, err)
 		}
+	}
+
+	if wr, ok := a.(adapters.Wirer); ok {
+		res.Wire = wr.Wire()
 	}
 
 	w := walker{p: p, a: a, drv: drv, opts: opts, res: res,

@@ -26,23 +26,59 @@ func benchBatchOf(b *testing.B, types string) (*generator.Batch, *config.Config)
 }
 
 // BenchmarkTabletEncode measures tsbench's tablet encoding: the columnar
-// batch straight into IoTDB's wire format.
-func BenchmarkTabletEncode(b *testing.B) { benchmarkTabletEncode(b, "0:0:0:1:1:0:0:0:0:0:0") }
+// batch straight into IoTDB's plain wire format
+// (ENABLE_IOTDB_RPC_COMPRESSION=false).
+func BenchmarkTabletEncode(b *testing.B) { benchmarkTabletEncode(b, "0:0:0:1:1:0:0:0:0:0:0", false) }
 
-func benchmarkTabletEncode(b *testing.B, types string) {
+// BenchmarkTabletEncodeMixed is BenchmarkTabletEncode with the default
+// type mix (BOOLEAN … TEXT), as examples/iotdb.properties writes it.
+func BenchmarkTabletEncodeMixed(b *testing.B) {
+	benchmarkTabletEncode(b, "1:1:1:1:1:1:0:0:0:0:0", false)
+}
+
+// BenchmarkTabletEncodeRPC is BenchmarkTabletEncode with the columns
+// encoded (ENABLE_IOTDB_RPC_COMPRESSION=true, the default): TS_2DIFF
+// times, GORILLA floats.
+func BenchmarkTabletEncodeRPC(b *testing.B) { benchmarkTabletEncode(b, "0:0:0:1:1:0:0:0:0:0:0", true) }
+
+// BenchmarkTabletEncodeRPCMixed is BenchmarkTabletEncodeRPC with every
+// encoding: RLE booleans, TS_2DIFF integers, PLAIN text.
+func BenchmarkTabletEncodeRPCMixed(b *testing.B) {
+	benchmarkTabletEncode(b, "1:1:1:1:1:1:0:0:0:0:0", true)
+}
+
+func benchmarkTabletEncode(b *testing.B, types string, encoded bool) {
 	batch, _ := benchBatchOf(b, types)
 	e := &encoder{}
 	b.ReportAllocs()
 	for b.Loop() {
 		e.sortRows(batch)
-		e.encodeTablet()
+		e.encodeTablet(encoded)
 	}
 	b.ReportMetric(float64(b.N)*float64(batch.Points())/b.Elapsed().Seconds(), "points/s")
+	b.ReportMetric(float64(len(e.ts)+len(e.values))/float64(batch.Points()), "bytes/point")
 }
 
-// BenchmarkTabletEncodeMixed is BenchmarkTabletEncode with the default
-// type mix (BOOLEAN … TEXT), as examples/iotdb.properties writes it.
-func BenchmarkTabletEncodeMixed(b *testing.B) { benchmarkTabletEncode(b, "1:1:1:1:1:1:0:0:0:0:0") }
+// TestTabletEncodingAllocatesNothing holds the tablet encoders, plain and
+// encoded, to no allocation once their buffers have grown: they run for
+// every batch a client writes.
+func TestTabletEncodingAllocatesNothing(t *testing.T) {
+	for _, types := range []string{"0:0:0:1:1:0:0:0:0:0:0", "1:1:1:1:1:1:0:0:0:0:0", "0:0:0:0:0:0:0:0:1:1:0"} {
+		c := adaptertest.Load(t, Driver(), "DEVICE_NUMBER=1", "DATA_CLIENT_NUMBER=1", "SENSOR_NUMBER=30", "BATCH_SIZE_PER_WRITE=300", "INSERT_DATATYPE_PROPORTION="+types)
+		s, _ := generator.NewSchema(c)
+		g := generator.New(s, c, 1<<30)
+		batch := g.NewBatch()
+		g.NewStream(0).Next(batch)
+		for _, encoded := range []bool{false, true} {
+			e := &encoder{}
+			e.sortRows(batch)
+			e.encodeTablet(encoded)
+			if n := testing.AllocsPerRun(50, func() { e.sortRows(batch); e.encodeTablet(encoded) }); n != 0 {
+				t.Errorf("types %s, encoded %v: %.1f allocations per tablet", types, encoded, n)
+			}
+		}
+	}
+}
 
 // BenchmarkTabletClientLibrary measures the same work through the client
 // library's Tablet: SetValueAt(interface{}) per value, then its encoder

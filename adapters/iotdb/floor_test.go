@@ -149,7 +149,7 @@ func floorConn(ctx context.Context, a *Adapter, g *generator.Generator, k, clien
 		g.NewStream(d).Next(b)
 		e := &encoder{}
 		e.sortRows(b)
-		e.encodeTablet()
+		e.encodeTablet(false) // plain: the floor patches timestamps in place
 		aligned := a.aligned
 		req := &rpc.TSInsertTabletReq{SessionId: s.id, PrefixPath: a.paths[d], Measurements: a.names, Values: e.values, Timestamps: e.ts, Types: a.types, Size: int32(b.Len()), IsAligned: &aligned}
 		frame, err := callFrame(ctx, "insertTablet", &rpc.IClientRPCServiceInsertTabletArgs{Req: req})

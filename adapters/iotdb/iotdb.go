@@ -15,6 +15,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,7 +48,8 @@ func Driver() adapters.Driver {
 	return adapters.Driver{
 		Name:        "IoTDB-200-" + ByTablet,
 		Aliases:     aliases,
-		Description: "Apache IoTDB 1.3 / 2.x, tree model, session protocol (HOST, PORT)",
+		Description: "Apache IoTDB 1.3 / 2.x, tree and table models, session protocol (HOST, PORT)",
+		Wire:        "tablets encoded as IoTDB's Java session sends them (TS_2DIFF, GORILLA, RLE; IoTDB 2.0.6 or newer) with ENABLE_IOTDB_RPC_COMPRESSION=true, the default; plain with false",
 		Can:         adapters.Capabilities{Flush: true, ClearCache: true, Count: true, Answer: true, Version: true, Reconnect: true, MultiWrite: true},
 		Address: func(c *config.Config) []string {
 			var out []string
@@ -127,9 +129,11 @@ type Adapter struct {
 	paths   []string // device path by device index
 	names   []string // sensor names
 	types   []int32  // IoTDB data type per sensor
-	enc     sync.Pool
-	tm      *tableModel // the table model's layout; nil in the tree model
-	route   *router     // leaders of devices; nil with one host
+	// encodings of an encoded tablet: the time's, then each sensor's.
+	encodings []int8
+	enc       sync.Pool
+	tm        *tableModel // the table model's layout; nil in the tree model
+	route     *router     // leaders of devices; nil with one host
 }
 
 var (
@@ -139,6 +143,7 @@ var (
 	_ adapters.Counter      = (*Adapter)(nil)
 	_ adapters.Answerer     = (*Adapter)(nil)
 	_ adapters.Versioner    = (*Adapter)(nil)
+	_ adapters.Wirer        = (*Adapter)(nil)
 	_ adapters.Reconnecter  = (*Adapter)(nil)
 	_ adapters.MultiWriter  = (*Adapter)(nil)
 )
@@ -202,9 +207,11 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 		levels := append(append([]string{a.root, p.Schema.Groups[d.Group].Name}, d.Tags...), d.Name)
 		a.paths = append(a.paths, strings.Join(levels, "."))
 	}
+	a.encodings = []int8{encTS2Diff}
 	for _, s := range p.Schema.Sensors {
 		a.names = append(a.names, s.Name)
 		a.types = append(a.types, tsType[s.Type])
+		a.encodings = append(a.encodings, encodingOf(s.Type))
 	}
 	// Connect now, so an unreachable host or a wrong password ends the run
 	// before it starts, with one clear line.
@@ -212,8 +219,50 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 		a.pool.close()
 		return nil, err
 	}
+	if o.RPCCompr {
+		if err := a.checkEncodedTablets(ctx); err != nil {
+			a.closeAll()
+			return nil, err
+		}
+	}
 	return a, nil
 }
+
+// encodedSince is the first IoTDB release that reads encoded tablets; an
+// older server ignores the request fields that say so and would take the
+// encoded bytes for plain ones.
+var encodedSince = [3]int{2, 0, 6}
+
+// checkEncodedTablets refuses a server too old for
+// ENABLE_IOTDB_RPC_COMPRESSION=true, before anything is written.
+func (a *Adapter) checkEncodedTablets(ctx context.Context) error {
+	v, err := a.ServerVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if older(v, encodedSince) {
+		return fmt.Errorf("ENABLE_IOTDB_RPC_COMPRESSION=true needs IoTDB %d.%d.%d or newer to read its encoded tablets; the server is %s: set ENABLE_IOTDB_RPC_COMPRESSION=false", encodedSince[0], encodedSince[1], encodedSince[2], v)
+	}
+	return nil
+}
+
+// older says whether the first version number in s (as "IoTDB 1.3.7" or
+// "2.0.6-SNAPSHOT") is below want; a string without one is not older.
+func older(s string, want [3]int) bool {
+	m := versionNumber.FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	for i := range want {
+		n, _ := strconv.Atoi(m[i+1])
+		if n != want[i] {
+			return n < want[i]
+		}
+	}
+	return false
+}
+
+var versionNumber = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)
 
 // Reconnect drops the pooled sessions (a restarted server has closed them)
 // and opens one, which fails until the server answers again.
@@ -236,6 +285,19 @@ func (a *Adapter) closeAll() {
 	if a.tm != nil {
 		a.closeTables()
 	}
+}
+
+// Wire says which wire format the run's writes take: tablets encoded or
+// plain (ENABLE_IOTDB_RPC_COMPRESSION), or records, which the key does not
+// change.
+func (a *Adapter) Wire() string {
+	switch {
+	case a.tm == nil && (a.mode == ByRecords || a.mode == ByRecord):
+		return "records (ENABLE_IOTDB_RPC_COMPRESSION applies to tablets only)"
+	case a.opts.RPCCompr:
+		return fmt.Sprintf("encoded tablets: TS_2DIFF times and integers, GORILLA floats, RLE booleans, PLAIN text; plain under %d rows (ENABLE_IOTDB_RPC_COMPRESSION=true)", minEncodedRows)
+	}
+	return "plain tablets (ENABLE_IOTDB_RPC_COMPRESSION=false)"
 }
 
 // ServerVersion asks the server.

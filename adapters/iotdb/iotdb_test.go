@@ -287,11 +287,24 @@ func TestIoTDB(t *testing.T) {
 		{"Tablet/Tags", []string{"TAG_NUMBER=2", "TAG_VALUE_CARDINALITY=3,2"}},
 		{"Table/Tags", []string{"IOTDB_DIALECT_MODE=table", "IOTDB_TABLE_NUMBER=2", "TAG_NUMBER=3", "TAG_VALUE_CARDINALITY=2,2,2", "TAG_KEY_PREFIX=k"}},
 		{"Table/FourTables/hash/EveryType", append([]string{"IOTDB_DIALECT_MODE=table", "DEVICE_NUMBER=8", "IOTDB_TABLE_NUMBER=4", "SG_STRATEGY=hash", "TABLE_TIME_COLUMN=ts"}, everyType...)},
+		// Tablets go encoded by default (ENABLE_IOTDB_RPC_COMPRESSION);
+		// plain ones, and tablets too small to encode, must land the same.
+		{"Tablet/EveryType/Plain", append([]string{"ENABLE_IOTDB_RPC_COMPRESSION=false"}, everyType...)},
+		{"Table/EveryType/Plain", append([]string{"IOTDB_DIALECT_MODE=table", "IOTDB_TABLE_NUMBER=2", "ENABLE_IOTDB_RPC_COMPRESSION=false"}, everyType...)},
+		{"Tablet/EveryType/SmallBatches", append([]string{"BATCH_SIZE_PER_WRITE=7"}, everyType...)},
+		// Encoded tablets of out-of-order batches (rows sorted before
+		// encoding) and of several blocks of TS_2DIFF (129 rows a block).
+		{"Tablet/EveryType/OutOfOrder", append([]string{"IS_OUT_OF_ORDER=true", "OUT_OF_ORDER_MODE=POISSON", "OUT_OF_ORDER_RATIO=0.3"}, everyType...)},
+		{"Tablet/EveryType/LongBatches", append([]string{"BATCH_SIZE_PER_WRITE=300"}, everyType...)},
 	} {
+		rows := int64(120)
+		if strings.HasSuffix(tc.name, "LongBatches") {
+			rows = 600
+		}
 		t.Run("SchemaAndInsertModes/"+tc.name, func(t *testing.T) {
-			f := setup(t, 120, tc.sets...)
-			f.checkCounts(t, 120)
-			f.compare(t, 120, 2)
+			f := setup(t, rows, tc.sets...)
+			f.checkCounts(t, rows)
+			f.compare(t, rows, 2)
 		})
 	}
 	t.Run("CleanupLeavesNothing", func(t *testing.T) {
@@ -526,19 +539,25 @@ func (f *fixture) answers(t *testing.T) []queries.Answer {
 // TestConformance runs the suite every adapter passes against the real
 // server: every family's answer equals the model's under every
 // configuration (plus ALIGN_BY_DEVICE), counts, cleanup, cancellation,
-// reconnecting, a wrong password and an unreachable port.
+// reconnecting, a wrong password and an unreachable port; with tablets
+// encoded (the default) and plain.
 func TestConformance(t *testing.T) {
 	host, port := server(t)
-	adaptertest.Run(t, adaptertest.Target{
-		Driver:         Driver(),
-		Sets:           []string{"HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_conformance", "WRITE_OPERATION_TIMEOUT_MS=30000", "READ_OPERATION_TIMEOUT_MS=30000"},
-		BadCredentials: []string{"PASSWORD=not-the-password"},
-		Unreachable:    []string{"HOST=127.0.0.1", "PORT=1"},
-		Skip: map[string]string{
-			"MicrosecondsDivMin": "the test server keeps IoTDB's default timestamp_precision=ms, so microsecond timestamps are read as milliseconds (GROUP BY windows differ); docs/servers.md",
-			"LimitAcrossDevices": "a query over several devices limits IoTDB's time rows (each holding every device), not (device, time) rows; docs/compat.md",
-		},
-	})
+	for _, wire := range []string{"true", "false"} {
+		t.Run("ENABLE_IOTDB_RPC_COMPRESSION="+wire, func(t *testing.T) {
+			adaptertest.Run(t, adaptertest.Target{
+				Driver: Driver(),
+				Sets: []string{"HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_conformance", "WRITE_OPERATION_TIMEOUT_MS=30000", "READ_OPERATION_TIMEOUT_MS=30000",
+					"ENABLE_IOTDB_RPC_COMPRESSION=" + wire},
+				BadCredentials: []string{"PASSWORD=not-the-password"},
+				Unreachable:    []string{"HOST=127.0.0.1", "PORT=1"},
+				Skip: map[string]string{
+					"MicrosecondsDivMin": "the test server keeps IoTDB's default timestamp_precision=ms, so microsecond timestamps are read as milliseconds (GROUP BY windows differ); docs/servers.md",
+					"LimitAcrossDevices": "a query over several devices limits IoTDB's time rows (each holding every device), not (device, time) rows; docs/compat.md",
+				},
+			})
+		})
+	}
 }
 
 // TestConformanceTable runs the suite on IoTDB's table model: a database

@@ -32,10 +32,11 @@ type tableModel struct {
 	cols       []string // tablet columns: the sensors, then device_id
 	types      []int32
 	categories []int8
+	encodings  []int8 // encoded tablets: the time's, then each column's
 }
 
 func (a *Adapter) openTables(pc poolConfig) {
-	tm := &tableModel{tc: a.cfg.TimeColumn}
+	tm := &tableModel{tc: a.cfg.TimeColumn, encodings: []int8{encTS2Diff}}
 	for _, g := range a.schema.Groups {
 		db := a.cfg.DBName + "_" + g.Name
 		tm.dbs = append(tm.dbs, db)
@@ -47,11 +48,13 @@ func (a *Adapter) openTables(pc poolConfig) {
 		tm.cols = append(tm.cols, s.Name)
 		tm.types = append(tm.types, tsType[s.Type])
 		tm.categories = append(tm.categories, client.FIELD)
+		tm.encodings = append(tm.encodings, encodingOf(s.Type))
 	}
 	for _, tag := range append([]string{deviceColumn}, a.schema.TagKeys...) {
 		tm.cols = append(tm.cols, tag)
 		tm.types = append(tm.types, int32(client.STRING))
 		tm.categories = append(tm.categories, client.TAG)
+		tm.encodings = append(tm.encodings, encPlain)
 	}
 	a.tm = tm
 }
@@ -111,7 +114,8 @@ func (a *Adapter) dropTables(ctx context.Context) error {
 // tags (STRINGs: length and bytes), row by row. The batches' devices share
 // a table (the plan checks DEVICE_NUM_PER_WRITE against the layout).
 func (a *Adapter) writeTable(ctx context.Context, e *encoder) error {
-	e.encodeTablet()
+	encoded := a.encodes(e.rowCount())
+	e.encodeTablet(encoded)
 	column := func(tag func(d *generator.Device) string) {
 		for k, b := range e.bs {
 			v := tag(b.Device)
@@ -127,11 +131,13 @@ func (a *Adapter) writeTable(ctx context.Context, e *encoder) error {
 	}
 	dev := e.bs[0].Device
 	t := &a.schema.Tables[dev.Table]
-	yes := true
 	what := func() string { return fmt.Sprintf("insert tablet of %s into %s", e.devices(), a.qualified(dev.Table)) }
 	return a.send(ctx, e.key(a.qualified(dev.Table)+"."+dev.Name), a.tm.pools[t.Group], what, func(ctx context.Context, s *session) (*common.TSStatus, error) {
 		req := &rpc.TSInsertTabletReq{SessionId: s.id, PrefixPath: t.Name, Measurements: a.tm.cols, Values: e.values, Timestamps: e.ts, Types: a.tm.types,
 			Size: int32(e.rowCount()), IsAligned: &yes, WriteToTable: &yes, ColumnCategories: a.tm.categories}
+		if encoded {
+			req.IsCompressed, req.CompressType, req.EncodingTypes = &yes, &uncompressed, a.tm.encodings
+		}
 		return s.rpc.InsertTablet(ctx, req)
 	})
 }

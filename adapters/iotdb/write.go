@@ -24,6 +24,12 @@ type encoder struct {
 	times  []int64
 	paths  []string
 	meas   [][]string
+	// One column's values in row order, for the column encodings.
+	i32s  []int32
+	u32s  []uint32
+	u64s  []uint64
+	bools []bool
+	rle   []byte
 }
 
 func (a *Adapter) encoder() *encoder {
@@ -48,11 +54,47 @@ func (a *Adapter) Write(ctx context.Context, b *generator.Batch) error {
 	}
 	path := a.paths[b.Device.Index]
 	aligned := a.aligned
-	e.encodeTablet()
+	encoded := a.encodes(b.Len())
+	e.encodeTablet(encoded)
 	return a.send(ctx, path, a.pool, func() string { return "insert tablet of " + b.Device.Name }, func(ctx context.Context, s *session) (*common.TSStatus, error) {
 		req := &rpc.TSInsertTabletReq{SessionId: s.id, PrefixPath: path, Measurements: a.names, Values: e.values, Timestamps: e.ts, Types: a.types, Size: int32(b.Len()), IsAligned: &aligned}
+		if encoded {
+			req.IsCompressed, req.CompressType, req.EncodingTypes = &yes, &uncompressed, a.encodings
+		}
 		return s.rpc.InsertTablet(ctx, req)
 	})
+}
+
+// minEncodedRows is the Java session's tabletCompressionMinRowSize: smaller
+// tablets go plain even with RPC compression on.
+const minEncodedRows = 10
+
+// encodes says whether a tablet of rows rows goes with its columns encoded
+// (ENABLE_IOTDB_RPC_COMPRESSION), as the Java session decides it.
+func (a *Adapter) encodes(rows int) bool {
+	return a.opts.RPCCompr && rows >= minEncodedRows
+}
+
+// Addressable constants of the encoded tablet request: IoTDB's sessions
+// encode the columns and leave the compressor at UNCOMPRESSED (code 0).
+var (
+	yes          = true
+	uncompressed = int8(0)
+)
+
+// encodingOf is the encoding the Java session's default columnEncodersMap
+// gives each type: TS_2DIFF for times and integers, GORILLA for floats,
+// RLE for booleans, PLAIN for text.
+func encodingOf(t generator.DataType) int8 {
+	switch t {
+	case generator.Boolean:
+		return encRLE
+	case generator.Int32, generator.Int64, generator.Timestamp, generator.Date:
+		return encTS2Diff
+	case generator.Float, generator.Double:
+		return encGorilla
+	}
+	return encPlain
 }
 
 // WriteDevices sends the batches of several devices in one request
@@ -171,21 +213,89 @@ func (e *encoder) sortRows(bs ...*generator.Batch) {
 // int64s, then each column as big-endian values (TEXT, STRING, BLOB: int32
 // length and bytes; DATE: int32 yyyyMMdd), each column holding the rows of
 // every batch of the write in turn. No bitmaps: a generated batch has no
-// nulls.
-func (e *encoder) encodeTablet() {
-	e.ts = e.ts[:0]
+// nulls. Encoded, the timestamps and each column are in encodingOf's
+// encoding instead, as IoTDB's TabletDecoder reads them.
+func (e *encoder) encodeTablet(encoded bool) {
+	e.ts, e.times = e.ts[:0], e.times[:0]
 	for k, b := range e.bs {
 		for _, i := range e.orders[k] {
-			e.ts = binary.BigEndian.AppendUint64(e.ts, uint64(b.Timestamps[i]))
+			if encoded {
+				e.times = append(e.times, b.Timestamps[i])
+			} else {
+				e.ts = binary.BigEndian.AppendUint64(e.ts, uint64(b.Timestamps[i]))
+			}
 		}
+	}
+	if encoded {
+		e.ts = appendDelta(e.ts, e.times)
 	}
 	v := e.values[:0]
 	for j := range e.bs[0].Columns {
+		if encoded {
+			v = e.appendEncoded(v, j)
+			continue
+		}
 		for k, b := range e.bs {
 			v = appendColumn(v, &b.Columns[j], e.orders[k])
 		}
 	}
 	e.values = v
+}
+
+// appendEncoded appends column j of every batch, in row order, in its
+// type's encoding.
+func (e *encoder) appendEncoded(v []byte, j int) []byte {
+	switch typ := e.bs[0].Columns[j].Sensor.Type; typ {
+	case generator.Boolean:
+		e.bools = e.bools[:0]
+		for k, b := range e.bs {
+			for _, i := range e.orders[k] {
+				e.bools = append(e.bools, b.Columns[j].Bools[i])
+			}
+		}
+		v, e.rle = appendRLEBools(v, e.bools, e.rle)
+	case generator.Int32, generator.Date:
+		e.i32s = e.i32s[:0]
+		for k, b := range e.bs {
+			for _, i := range e.orders[k] {
+				x := b.Columns[j].Int32s[i]
+				if typ == generator.Date {
+					x = int32(generator.Day(x).YMD())
+				}
+				e.i32s = append(e.i32s, x)
+			}
+		}
+		v = appendDelta(v, e.i32s)
+	case generator.Int64, generator.Timestamp:
+		e.times = e.times[:0]
+		for k, b := range e.bs {
+			for _, i := range e.orders[k] {
+				e.times = append(e.times, b.Columns[j].Int64s[i])
+			}
+		}
+		v = appendDelta(v, e.times)
+	case generator.Float:
+		e.u32s = e.u32s[:0]
+		for k, b := range e.bs {
+			for _, i := range e.orders[k] {
+				e.u32s = append(e.u32s, math.Float32bits(b.Columns[j].Float32s[i]))
+			}
+		}
+		v = appendGorilla32(v, e.u32s)
+	case generator.Double:
+		e.u64s = e.u64s[:0]
+		for k, b := range e.bs {
+			for _, i := range e.orders[k] {
+				e.u64s = append(e.u64s, math.Float64bits(b.Columns[j].Float64s[i]))
+			}
+		}
+		v = appendGorilla64(v, e.u64s)
+	default: // text types: PLAIN is the plain wire format
+		for k, b := range e.bs {
+			v = appendColumn(v, &b.Columns[j], e.orders[k])
+		}
+	}
+	return v
 }
 
 // appendColumn appends the rows of one column, in order.

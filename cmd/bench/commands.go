@@ -106,6 +106,9 @@ func newVersion(stdout io.Writer) *cobra.Command {
 			for _, d := range registry() {
 				names := append([]string{d.Name}, d.Aliases...)
 				fmt.Fprintf(stdout, "  %-20s %s\n", strings.Join(names, ", "), d.Description)
+				if d.Wire != "" {
+					fmt.Fprintf(stdout, "  %-20s wire: %s\n", "", d.Wire)
+				}
 			}
 			return nil
 		},

@@ -84,7 +84,6 @@ type Config struct {
 	Username string   // USERNAME
 	Password string   // PASSWORD (never printed)
 	DBName   string   // DB_NAME
-	Token    string   // TOKEN (never printed)
 
 	// Run control.
 	DeleteData       bool  // IS_DELETE_DATA
@@ -100,7 +99,6 @@ type Config struct {
 	LogPrintInterval   int     // LOG_PRINT_INTERVAL (seconds)
 	WriteTimeoutMS     int64   // WRITE_OPERATION_TIMEOUT_MS
 	ReadTimeoutMS      int64   // READ_OPERATION_TIMEOUT_MS
-	SchemaClients      int     // SCHEMA_CLIENT_NUMBER
 	DataClients        int     // DATA_CLIENT_NUMBER
 	ClientBind         bool    // IS_CLIENT_BIND
 	OpMinIntervalMS    int64   // OP_MIN_INTERVAL (-1 resolved to POINT_STEP)

@@ -76,7 +76,7 @@ func TestLegacyKeys(t *testing.T) {
 		check func(c *Config) bool
 		note  string
 	}{
-		{"CLIENT_NUMBER=4", func(c *Config) bool { return c.DataClients == 4 && c.SchemaClients == 4 }, "CLIENT_NUMBER is an old name; using it as SCHEMA_CLIENT_NUMBER=4 and DATA_CLIENT_NUMBER=4"},
+		{"CLIENT_NUMBER=4", func(c *Config) bool { return c.DataClients == 4 }, "CLIENT_NUMBER is an old name; using it as DATA_CLIENT_NUMBER=4"},
 		{"BATCH_SIZE=10", func(c *Config) bool { return c.BatchSize == 10 }, "BATCH_SIZE is an old name; using it as BATCH_SIZE_PER_WRITE=10"},
 		{"CACHE_NUM=12", func(c *Config) bool { return c.BatchSize == 12 }, "CACHE_NUM is an old name; using it as BATCH_SIZE_PER_WRITE=12"},
 		{"IS_OVERFLOW=true", func(c *Config) bool { return c.OutOfOrder }, "IS_OVERFLOW is an old name; using it as IS_OUT_OF_ORDER=true"},

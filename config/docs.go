@@ -97,18 +97,22 @@ func WriteDocs(w io.Writer, cat Catalog) {
 	fmt.Fprintln(w, "They are accepted with a warning. Where a value would change what is measured, only the harmless value")
 	fmt.Fprintln(w, "is accepted and any other is an error, rather than silently running another benchmark.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| Key | Accepted value | Why |")
-	fmt.Fprintln(w, "|---|---|---|")
-	ignored := ignoredKeys()
-	for _, ks := range sets {
-		ignored = append(ignored, ks.Ignored...)
-	}
-	for _, ik := range ignored {
+	WriteIgnoredKeys(w, cat)
+}
+
+// WriteIgnoredKeys writes the table of the keys iot-benchmark knows and
+// tsbench ignores (docs/config.md, docs/compat.md): each key, the value it
+// accepts, and why it has no effect.
+func WriteIgnoredKeys(w io.Writer, cat Catalog) {
+	fmt.Fprintln(w, "| Key | Database | Accepted value | Why |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	keys, owners := IgnoredKeys(cat)
+	for i, ik := range keys {
 		allowed := "any (warning)"
 		if ik.Allowed != "" {
 			allowed = "`" + ik.Allowed + "` only"
 		}
-		fmt.Fprintf(w, "| `%s` | %s | %s |\n", ik.Name, allowed, cell(ik.Reason))
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s |\n", ik.Name, nonEmpty(owners[i], "every"), allowed, cell(ik.Reason))
 	}
 }
 
@@ -130,3 +134,10 @@ func writeKeyRow(w io.Writer, k Key, ks *KeySet) {
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+func nonEmpty(s, otherwise string) string {
+	if s == "" {
+		return otherwise
+	}
+	return s
+}

@@ -314,7 +314,7 @@ var operationNames, defaultProportion = func() (string, string) {
 // progress and whether to clean and check. Two runs whose other keys agree
 // did the same work.
 var nonWorkload = map[string]bool{
-	"DB_SWITCH": true, "HOST": true, "PORT": true, "USERNAME": true, "PASSWORD": true, "TOKEN": true,
+	"DB_SWITCH": true, "HOST": true, "PORT": true, "USERNAME": true, "PASSWORD": true,
 	"RESULTS_DIR": true, "VERIFY": true, "MAX_ERROR_RATE": true, "LOG_PRINT_INTERVAL": true,
 	"WRITE_OPERATION_TIMEOUT_MS": true, "READ_OPERATION_TIMEOUT_MS": true, "INIT_WAIT_TIME": true,
 	"IS_DELETE_DATA": true, "CREATE_SCHEMA": true, "TEST_MAX_TIME": true, "BENCHMARK_WORK_MODE": true,
@@ -353,7 +353,6 @@ func SharedKeys() []Key {
 		stringKey("USERNAME", GroupConnection, "root", "User name.", func(c *Config) *string { return &c.Username }),
 		{Name: "PASSWORD", Group: GroupConnection, Default: "root", Valid: "any text", Doc: "Password. Never printed or saved; prefer the environment variable TSBENCH_PASSWORD.", Secret: true, parse: onConfig(func(c *Config, v string) error { c.Password = v; return nil })},
 		stringKey("DB_NAME", GroupConnection, "test", "Database name: IoTDB's `root.<DB_NAME>`; the SQLite table-name prefix.", func(c *Config) *string { return &c.DBName }),
-		{Name: "TOKEN", Group: GroupConnection, Default: "token", Valid: "any text", Doc: "Access token for servers that use one. Never printed or saved.", Secret: true, parse: onConfig(func(c *Config, v string) error { c.Token = v; return nil })},
 
 		intKey("GROUP_NUMBER", GroupDataMode, "1", 1, maxInt32, "1..DEVICE_NUMBER", "Number of groups (IoTDB databases, SQLite tables).", func(c *Config) *int { return &c.Groups }),
 		intKey("DEVICE_NUMBER", GroupDataMode, "6000", 1, maxDevices, "1..1000000", "Number of devices. tsbench holds every device and its plan in memory (about 200 bytes each), and checks the plan before it runs: hence the bound.", func(c *Config) *int { return &c.Devices }),
@@ -398,7 +397,6 @@ func SharedKeys() []Key {
 		longKey("DATA_SEED", GroupDataMode, "666", math.MinInt64, math.MaxInt64, "any whole number", "Seed of all data randomness.", func(c *Config) *int64 { return &c.DataSeed }),
 
 		weightsKey("OPERATION_PROPORTION", GroupDataAmount, defaultProportion, NumOperations, operationNames, "Weights of ingestion and each query family. Each client's LOOP operations follow an exact, evenly spread schedule of these shares. Shorter old lists are padded with 0.", func(c *Config) *[]float64 { return &c.OperationProportion }),
-		intKey("SCHEMA_CLIENT_NUMBER", GroupDataAmount, "20", 1, 100000, "1..100000", "Clients that create the schema (tsbench creates it from one connection; kept for compatibility).", func(c *Config) *int { return &c.SchemaClients }),
 		intKey("DATA_CLIENT_NUMBER", GroupDataAmount, "20", 1, 100000, "1..100000 and ≤ DEVICE_NUMBER when IS_CLIENT_BIND", "Concurrent clients that run the workload.", func(c *Config) *int { return &c.DataClients }),
 		boolKey("IS_CLIENT_BIND", GroupDataAmount, "true", "true: each device belongs to one client. false: clients take device batches from one shared queue.", func(c *Config) *bool { return &c.ClientBind }),
 		longKey("LOOP", GroupDataAmount, "100", 0, MaxLoop, "0..100000000", "Operations per client (not in total). One write operation writes one batch for every device the client owns. The bound keeps the plan of a client's operations in memory (100 MB at most); a run meant to last for a time sets TEST_MAX_TIME.", func(c *Config) *int64 { return &c.Loop }),
@@ -444,7 +442,7 @@ func SharedKeys() []Key {
 		intKey("LOG_PRINT_INTERVAL", GroupOther, "5", 1, 3600, "1..3600 s", "Seconds between progress lines when output is not a terminal.", func(c *Config) *int { return &c.LogPrintInterval }),
 
 		stringKey("RESULTS_DIR", GroupTSBench, "results", "Folder of run records (`<id>.json`).", func(c *Config) *string { return &c.ResultsDir }),
-		intKey("QUERY_ROUNDS", GroupRounds, "-1", -1, 100, "-1 (automatic), 0..100", "Query rounds after ingest. 0 runs one mixed phase as iot-benchmark does; N ≥ 1 runs the writes first, then the queries N times: round 1 after the lifecycle steps (cold), later rounds right after (warm). -1: 2 when QUERY_SUITE, STOP_COMMAND or START_COMMAND is set, else 0.", func(c *Config) *int { return &c.QueryRounds }),
+		intKey("QUERY_ROUNDS", GroupRounds, "-1", -1, 100, "-1 (automatic), 0..100", "Query rounds after ingest. 0 runs one mixed phase as iot-benchmark does; N ≥ 1 runs the writes first, then the queries N times: round 1 after the lifecycle steps (cold), later rounds right after (warm). -1: 2 when QUERY_SUITE, FLUSH_COMMAND, STOP_COMMAND or START_COMMAND is set, else 0. FLUSH_COMMAND, STOP_COMMAND and START_COMMAND need rounds (they run before them).", func(c *Config) *int { return &c.QueryRounds }),
 		longKey("QUERY_LOOP", GroupRounds, "0", 0, math.MaxInt32, "0 (= LOOP) or ≥ 1", "Queries per client of each query variant in each round.", func(c *Config) *int64 { return &c.QueryLoop }),
 		stringKey("QUERY_SUITE", GroupRounds, "", "Named query variants to run in the query rounds: `weekly` (the 24 classes of the IoTDB weekly regression report, see docs/weekly-regression.md) or the path of a suite file. Empty: one variant per query family with weight in OPERATION_PROPORTION.", func(c *Config) *string { return &c.QuerySuite }),
 		enumKey("RESTART_SCOPE", GroupRounds, "round", []string{"round", "variant"}, "When the lifecycle steps run: once before round 1 (round), or before round 1 of every variant (variant), as the weekly report restarts the database for each query class.", func(c *Config) *string { return &c.RestartScope }),

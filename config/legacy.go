@@ -39,7 +39,7 @@ func overflowMode(v string) (string, error) {
 // its KeySet.
 func legacyKeys() []LegacyKey {
 	return []LegacyKey{
-		{Old: "CLIENT_NUMBER", New: []string{"SCHEMA_CLIENT_NUMBER", "DATA_CLIENT_NUMBER"}},
+		{Old: "CLIENT_NUMBER", New: []string{"DATA_CLIENT_NUMBER"}},
 		{Old: "BATCH_SIZE", New: []string{"BATCH_SIZE_PER_WRITE"}},
 		{Old: "CACHE_NUM", New: []string{"BATCH_SIZE_PER_WRITE"}},
 		{Old: "IS_OVERFLOW", New: []string{"IS_OUT_OF_ORDER"}},
@@ -79,6 +79,24 @@ type IgnoredKey struct {
 	Reason  string
 }
 
+// IgnoredKeys are the keys every database ignores and then each database's
+// own (KeySet.Ignored), in the order docs/config.md lists them, with the
+// database a key belongs to ("" for every database).
+func IgnoredKeys(cat Catalog) (keys []IgnoredKey, owner []string) {
+	for _, ik := range ignoredKeys() {
+		keys, owner = append(keys, ik), append(owner, "")
+	}
+	if cat == nil {
+		return keys, owner
+	}
+	for _, ks := range cat.KeySets() {
+		for _, ik := range ks.Ignored {
+			keys, owner = append(keys, ik), append(owner, ks.Owner)
+		}
+	}
+	return keys, owner
+}
+
 func ignoredKeys() []IgnoredKey {
 	var ks []IgnoredKey
 	add := func(reason, allowed string, names ...string) {
@@ -88,6 +106,8 @@ func ignoredKeys() []IgnoredKey {
 	}
 	add("double writes are not supported; run tsbench once per database and use compare", "false", "IS_DOUBLE_WRITE", "IS_COMPARISON", "IS_POINT_COMPARISON")
 	add("wall-clock timestamps would make runs unrepeatable", "false", "IS_RECORD_CURRENT_REALLY_TIME")
+	add("the schema is created from one connection", "", "SCHEMA_CLIENT_NUMBER")
+	add("no adapter of tsbench logs in with a token (Elasticsearch's API key is ES_API_KEY)", "", "TOKEN")
 	add("only the second database of double writes used it", "", "ANOTHER_DB_SWITCH", "ANOTHER_HOST", "ANOTHER_PORT", "ANOTHER_USERNAME", "ANOTHER_PASSWORD", "ANOTHER_DB_NAME", "ANOTHER_TOKEN", "VERIFICATION_STEP_SIZE")
 	add("tsbench always measures, with exact HdrHistogram percentiles", "", "USE_MEASUREMENT", "RESULT_PRECISION")
 	add("values are computed at each real timestamp, not from a buffer", "", "WORKLOAD_BUFFER_SIZE")

@@ -488,7 +488,7 @@ func resolve(c *Config) {
 	}
 	if c.QueryRounds < 0 {
 		c.QueryRounds = 0
-		if c.QuerySuite != "" || c.HasRestart() {
+		if c.QuerySuite != "" || c.HasRestart() || c.FlushCommand != "" {
 			c.QueryRounds = 2
 		}
 		c.values["QUERY_ROUNDS"] = fmt.Sprint(c.QueryRounds)

@@ -75,6 +75,17 @@ func NewPlan(c *config.Config) (*Plan, error) {
 		// measured.
 		return nil, &config.Error{Key: "QUERY_SUITE", Value: c.QuerySuite, Msg: "names query variants for the query rounds, but QUERY_ROUNDS=0 runs none", Valid: "empty, or QUERY_ROUNDS ≥ 1"}
 	}
+	if !c.Rounds() {
+		// The lifecycle runs only between the writes and the query rounds:
+		// a command set for it would silently never run.
+		// (DROP_CACHES_COMMAND has a default, and is a part of the
+		// lifecycle whatever starts it.)
+		for _, k := range []struct{ key, value string }{{"FLUSH_COMMAND", c.FlushCommand}, {"STOP_COMMAND", c.StopCommand}, {"START_COMMAND", c.StartCommand}} {
+			if k.value != "" {
+				return nil, &config.Error{Key: k.key, Value: k.value, Msg: "runs in the lifecycle before the query rounds, but QUERY_ROUNDS=0 runs none", Valid: "empty, or QUERY_ROUNDS ≥ 1"}
+			}
+		}
+	}
 	if c.Rounds() {
 		variants := queries.FamilyVariants(params)
 		if c.QuerySuite != "" {
@@ -248,6 +259,27 @@ func (p *Plan) Size() float64 {
 	return float64(p.RowsPerDevice) * float64(len(p.Schema.Sensors)) * float64(p.Schema.WrittenDevices())
 }
 
+// pacing says what holds the clients back, empty when nothing does: a
+// throttled run measures another thing than one at full speed.
+func (p *Plan) pacing() string {
+	c := p.Config
+	var parts []string
+	if c.TargetThroughput > 0 {
+		parts = append(parts, fmt.Sprintf("%g operations/s of all clients on a schedule (TARGET_THROUGHPUT)", c.TargetThroughput))
+	}
+	if c.OpMinIntervalMS > 0 {
+		if c.OpMinIntervalRand {
+			parts = append(parts, fmt.Sprintf("each operation of a client at least a random part of %d ms after the start of its previous one (OP_MIN_INTERVAL, OP_MIN_INTERVAL_RANDOM)", c.OpMinIntervalMS))
+		} else {
+			parts = append(parts, fmt.Sprintf("each operation of a client at least %d ms after the start of its previous one (OP_MIN_INTERVAL)", c.OpMinIntervalMS))
+		}
+	}
+	if c.BatchIntervalMS > 0 {
+		parts = append(parts, fmt.Sprintf("each write of a client at least %d ms after the start of its previous one (INTERVAL_BETWEEN_WRITE_BATCH)", c.BatchIntervalMS))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // Describe prints the plan for --dry-run.
 func (p *Plan) Describe(w io.Writer) {
 	c := p.Config
@@ -286,6 +318,13 @@ func (p *Plan) Describe(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "Sensor types: %s\n", strings.Join(ts, ", "))
+	if pacing := p.pacing(); pacing != "" {
+		fmt.Fprintf(w, "Pacing: %s\n", pacing)
+	}
+	if !c.ClientBind {
+		fmt.Fprintf(w, "Devices: every client writes the next batch of any device, from one shared queue (IS_CLIENT_BIND=false)\n")
+		return
+	}
 	for k, devs := range p.Clients {
 		if k >= 5 {
 			fmt.Fprintf(w, "... %d more clients\n", len(p.Clients)-k)

@@ -226,7 +226,7 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 			if err := w.a.Cleanup(ctx); err != nil {
 				return err
 			}
-			return pace.For(ctx, time.Duration(c.InitWaitMS)*time.Millisecond)
+			return pace.For(ctx, st.Wait)
 		})
 	case StepSchema:
 		return w.step(ctx, "create schema", st.Skip, w.a.CreateSchema)

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // StepKind is what one step of a plan does.
@@ -29,6 +30,9 @@ type PlanStep struct {
 	Variant *PlannedVariant
 	// Skip says why the step does nothing, when it does nothing.
 	Skip string
+	// Wait is the pause after a cleanup (INIT_WAIT_TIME), for a server
+	// that keeps the dropped data a while.
+	Wait time.Duration
 }
 
 // String describes the step in one line, as --dry-run prints it.
@@ -37,6 +41,9 @@ func (s PlanStep) String() string {
 	switch s.Kind {
 	case StepCleanup:
 		b.WriteString("cleanup")
+		if s.Wait > 0 && s.Skip == "" {
+			fmt.Fprintf(&b, ", then wait %s (INIT_WAIT_TIME)", s.Wait)
+		}
 	case StepSchema:
 		b.WriteString("create schema")
 	case StepMixed:
@@ -69,7 +76,7 @@ func (p *Plan) planSteps() []PlanStep {
 	c := p.Config
 	var steps []PlanStep
 	add := func(s PlanStep) { steps = append(steps, s) }
-	cleanup := PlanStep{Kind: StepCleanup}
+	cleanup := PlanStep{Kind: StepCleanup, Wait: time.Duration(c.InitWaitMS) * time.Millisecond}
 	switch {
 	case !c.DeleteData:
 		cleanup.Skip = "IS_DELETE_DATA=false"

@@ -20,7 +20,6 @@ type Options struct {
 	SessionPool   int               // IOTDB_SESSION_POOL_SIZE (0 resolved to DATA_CLIENT_NUMBER)
 	UseSSL        bool              // USE_SSL
 	TrustStore    string            // TRUST_STORE_PATH
-	TrustStorePwd string            // TRUST_STORE_PWD (never printed)
 	AlignByDevice bool              // ALIGN_BY_DEVICE
 }
 
@@ -43,7 +42,6 @@ func Keys() *config.KeySet {
 		config.Int("IOTDB_SESSION_POOL_SIZE", "0", 0, 10000, "0 (= DATA_CLIENT_NUMBER) or ≥ 1", "IoTDB session pool size.", func(o *O) *int { return &o.SessionPool }),
 		config.Bool("USE_SSL", "false", "IoTDB: connect with TLS (the server needs enable_thrift_ssl=true).", func(o *O) *bool { return &o.UseSSL }),
 		config.String("TRUST_STORE_PATH", "", "IoTDB TLS: PEM file of the CA certificates to trust; empty trusts the system's CAs. A Java .jks trust store must be exported first (keytool -exportcert -rfc).", func(o *O) *string { return &o.TrustStore }),
-		config.String("TRUST_STORE_PWD", "", "IoTDB TLS: trust store password (not needed for PEM files; accepted for iot-benchmark files). Never printed or saved.", func(o *O) *string { return &o.TrustStorePwd }).AsSecret(),
 		// iot-benchmark lists it among the query parameters: it changes
 		// the shape of every answer, so it is part of the workload.
 		config.Bool("ALIGN_BY_DEVICE", "false", "IoTDB: add ALIGN BY DEVICE to the queries.", func(o *O) *bool { return &o.AlignByDevice }).AsWorkload(),
@@ -76,6 +74,7 @@ func Keys() *config.KeySet {
 	}
 	ignore("tsbench writes the tables themselves, not writable views", "false", "IOTDB_TABLE_WRITABLE_VIEW")
 	ignore("tsbench's IoTDB adapter does not use it", "", "ENABLE_AUTO_FETCH", "IOTDB_USE_DEBUG", "IOTDB_USE_DEBUG_RATIO")
+	ignore("TRUST_STORE_PATH is a PEM file, which has no password", "", "TRUST_STORE_PWD")
 	return ks
 }
 

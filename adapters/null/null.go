@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -32,11 +33,18 @@ func Driver() adapters.Driver {
 		Keys:        Keys(),
 		Check:       check,
 		Open: func(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
-			a := &Adapter{opt: *config.OptionsOrDefaults[Options](p.Config, Keys())}
+			a := &Adapter{opt: *config.OptionsOrDefaults[Options](p.Config, Keys()), schema: p.Schema}
 			if a.opt.DelayMS > 0 || a.opt.JitterMS > 0 {
 				// Each adapter draws its own jitter from its own seed, as each
 				// connection to a server sees its own noise.
 				a.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), rand.Uint64()))
+			}
+			if a.opt.Trace != "" {
+				f, err := os.Create(a.opt.Trace)
+				if err != nil {
+					return nil, fmt.Errorf("NULL_TRACE: %w", err)
+				}
+				a.trace = &tracer{f: f}
 			}
 			return a, nil
 		},
@@ -94,6 +102,7 @@ type Options struct {
 	JitterMS    float64 // NULL_JITTER_MS
 	SlowOp      string  // NULL_SLOW_OPERATION
 	SlowdownPct float64 // NULL_SLOWDOWN_PCT
+	Trace       string  // NULL_TRACE
 }
 
 // Keys is the Null database's key set.
@@ -103,15 +112,18 @@ func Keys() *config.KeySet {
 		config.Float("NULL_JITTER_MS", "0", 0, 60000, "0..60000", "Plus a random delay drawn uniformly from [0, NULL_JITTER_MS) per operation: run-to-run and operation-to-operation noise.", func(o *Options) *float64 { return &o.JitterMS }),
 		config.String("NULL_SLOW_OPERATION", "", "Operation whose delay NULL_SLOWDOWN_PCT scales: INGESTION or a query's name as reports show it (PRECISE_POINT, Q4b3, ...); empty scales none. A name of no operation the run performs is refused.", func(o *Options) *string { return &o.SlowOp }),
 		config.Float("NULL_SLOWDOWN_PCT", "0", -99, 10000, "-99..10000", "Percent by which the delay and jitter of NULL_SLOW_OPERATION grow: 30 makes it 1.3 times as slow, a controlled regression.", func(o *Options) *float64 { return &o.SlowdownPct }),
+		config.String("NULL_TRACE", "", "File the Null database writes what it receives to, one line an operation: the schema, each write's device, rows, time range and a digest of its values, each query's parameters. Shows what a configuration sends without a database (lines of concurrent clients interleave); empty writes none.", func(o *Options) *string { return &o.Trace }),
 	}, nil)
 }
 
 // Adapter does nothing, successfully, after its delay, unless its context
 // is done.
 type Adapter struct {
-	opt Options
-	mu  sync.Mutex
-	rng *rand.Rand
+	opt    Options
+	mu     sync.Mutex
+	rng    *rand.Rand
+	schema *generator.Schema
+	trace  *tracer // NULL_TRACE; nil without
 }
 
 var (
@@ -138,30 +150,57 @@ func (a *Adapter) wait(ctx context.Context, op string) error {
 }
 
 // Cleanup does nothing.
-func (*Adapter) Cleanup(ctx context.Context) error { return ctx.Err() }
+func (a *Adapter) Cleanup(ctx context.Context) error {
+	a.trace.line("cleanup")
+	return ctx.Err()
+}
 
 // CreateSchema does nothing.
-func (*Adapter) CreateSchema(ctx context.Context) error { return ctx.Err() }
+func (a *Adapter) CreateSchema(ctx context.Context) error {
+	if a.trace != nil {
+		a.trace.schema(a.schema)
+	}
+	return ctx.Err()
+}
 
 // Write discards the batch after the delay.
-func (a *Adapter) Write(ctx context.Context, _ *generator.Batch) error {
+func (a *Adapter) Write(ctx context.Context, b *generator.Batch) error {
+	if a.trace != nil {
+		a.trace.write("write", b)
+	}
 	return a.wait(ctx, config.Ingestion)
 }
 
 // WriteDevices discards the batches after one delay: the request of
 // DEVICE_NUM_PER_WRITE devices, so that the tool's own multi-device path
 // can be measured.
-func (a *Adapter) WriteDevices(ctx context.Context, _ []*generator.Batch) error {
+func (a *Adapter) WriteDevices(ctx context.Context, bs []*generator.Batch) error {
+	if a.trace != nil {
+		for _, b := range bs {
+			a.trace.write(fmt.Sprintf("write of %d devices", len(bs)), b)
+		}
+	}
 	return a.wait(ctx, config.Ingestion)
 }
 
 // Query returns no points after the delay.
 func (a *Adapter) Query(ctx context.Context, q *queries.Query) (int64, error) {
+	if a.trace != nil {
+		a.trace.query(q)
+	}
 	return 0, a.wait(ctx, q.Variant)
 }
 
 // Flush does nothing.
-func (*Adapter) Flush(ctx context.Context) error { return ctx.Err() }
+func (a *Adapter) Flush(ctx context.Context) error {
+	a.trace.line("flush")
+	return ctx.Err()
+}
 
-// Close does nothing.
-func (*Adapter) Close() error { return nil }
+// Close closes the trace.
+func (a *Adapter) Close() error {
+	if a.trace != nil {
+		return a.trace.f.Close()
+	}
+	return nil
+}

@@ -3,11 +3,14 @@ package null
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/queries"
 
 	"github.com/tsbench/tsbench/internal/adaptertest"
@@ -92,5 +95,64 @@ func TestNoDelayByDefault(t *testing.T) {
 	}
 	if a.(*Adapter).rng != nil {
 		t.Fatal("the Null database draws delays although NULL_DELAY_MS and NULL_JITTER_MS are 0")
+	}
+}
+
+// TestTrace: with NULL_TRACE the Null database writes the schema, each
+// write's device, rows, time range and value digest, and each query's
+// parameters; two writes of other values differ in their digest.
+func TestTrace(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "trace.txt")
+	cfg := adaptertest.Load(t, Driver(), "NULL_TRACE="+path, "DEVICE_NUMBER=2", "SENSOR_NUMBER=3", "DATA_CLIENT_NUMBER=1", "BATCH_SIZE_PER_WRITE=5")
+	s, err := generator.NewSchema(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Driver().Open(ctx, adapters.Params{Config: cfg, Schema: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := generator.New(s, cfg, 10)
+	b := g.NewBatch()
+	st := g.NewStream(0)
+	if err := a.CreateSchema(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		st.Next(b)
+		if err := a.Write(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := &queries.Query{Family: queries.TimeRange, Variant: "TIME_RANGE", Devices: []*generator.Device{&s.Devices[1]}, Sensors: []*generator.Sensor{&s.Sensors[2]}, Start: 10, End: 20, Limit: -1}
+	if _, err := a.Query(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	var writes []string
+	for _, want := range []string{"schema group g_0", "schema device d_1 ", "schema sensor s_2 ", "write: d_0, 5 rows, ", "query TIME_RANGE (TIME_RANGE): devices d_1, sensors s_2, time 10..20"} {
+		found := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, want) {
+				found = true
+				if want == "write: d_0, 5 rows, " {
+					writes = append(writes, l[strings.Index(l, "digest"):])
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no line %q in the trace:\n%s", want, raw)
+		}
+	}
+	if len(writes) != 2 || writes[0] == writes[1] {
+		t.Errorf("two writes of other rows: digests %v", writes)
 	}
 }

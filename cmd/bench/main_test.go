@@ -164,7 +164,7 @@ func TestOldKeyNames(t *testing.T) {
 	}
 	for _, want := range []string{
 		"note: BATCH_SIZE is an old name; using it as BATCH_SIZE_PER_WRITE=20",
-		"note: CLIENT_NUMBER is an old name; using it as SCHEMA_CLIENT_NUMBER=2 and DATA_CLIENT_NUMBER=2",
+		"note: CLIENT_NUMBER is an old name; using it as DATA_CLIENT_NUMBER=2",
 		"note: IS_OVERFLOW is an old name; using it as IS_OUT_OF_ORDER=true",
 		"note: OVERFLOW_MODE is an old name; using it as OUT_OF_ORDER_MODE=POISSON",
 		"note: IS_RANDOM_TIMESTAMP_INTERVAL is an old name; using it as IS_REGULAR_FREQUENCY=true (inverted)",

@@ -94,12 +94,12 @@ func (d Distributed) Run(t testing.TB, label string) ([]*record.Record, *record.
 // bench runs the binary with extra environment and returns its combined
 // output and exit status.
 func (d Distributed) bench(env []string, args ...string) (string, int) {
-	return runBench(d.Bin, d.Dir, env, args...)
+	return RunBench(d.Bin, d.Dir, env, args...)
 }
 
-// runBench runs bin in dir with extra environment to its end: its combined
+// RunBench runs bin in dir with extra environment to its end: its combined
 // output and exit status (-1 when it could not run).
-func runBench(bin, dir string, env []string, args ...string) (string, int) {
+func RunBench(bin, dir string, env []string, args ...string) (string, int) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)

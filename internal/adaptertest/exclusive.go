@@ -122,5 +122,5 @@ func (e Exclusive) start(t *testing.T, extra []string) *exec.Cmd {
 
 // run runs bench to its end: combined output and exit status.
 func (e Exclusive) run(extra []string) (string, int) {
-	return runBench(e.Bin, e.Dir, nil, e.args(extra)...)
+	return RunBench(e.Bin, e.Dir, nil, e.args(extra)...)
 }

@@ -91,6 +91,10 @@ type ServerMetric struct {
 	// ingest pipeline's count) whose change over the run is what counts;
 	// the others are read at the end of the run.
 	Counter bool
+	// NotReported says the server did not report the figure (a field its
+	// version does not have): Value means nothing, and reports say so
+	// rather than print 0.
+	NotReported bool
 }
 
 // MetricsReporter reports server metrics; the runner reads them before the
@@ -128,6 +132,10 @@ type Driver struct {
 	Name        string
 	Aliases     []string
 	Description string
+	// Documents says a row is a document to this database (Elasticsearch):
+	// its writes are also counted in documents, and reports give
+	// documents/s beside points/s.
+	Documents bool
 	// Wire names the wire formats this build can send the database and the
 	// key that chooses, for bench version; empty when there is no choice.
 	Wire string

@@ -15,7 +15,13 @@ type responseKey struct{}
 // stays out of the latency. The runner gives each client one, reset
 // before every operation; an adapter that never calls Received is timed
 // to its return.
-type ResponseClock struct{ at time.Time }
+//
+// It also adds up the bytes the operation's requests carried (Sent), for
+// the MB/s of document databases.
+type ResponseClock struct {
+	at    time.Time
+	bytes int64
+}
 
 // WithResponseClock returns ctx carrying a new clock, and the clock.
 func WithResponseClock(ctx context.Context) (context.Context, *ResponseClock) {
@@ -34,11 +40,22 @@ func Received(ctx context.Context) {
 	}
 }
 
+// Sent notes that a request of the operation of ctx carried n bytes of
+// data (a bulk's body): reports give the operation's MB/s from them.
+func Sent(ctx context.Context, n int) {
+	if c, ok := ctx.Value(responseKey{}).(*ResponseClock); ok {
+		c.bytes += int64(n)
+	}
+}
+
+// Bytes are the bytes noted by Sent since the last Reset.
+func (c *ResponseClock) Bytes() int64 { return c.bytes }
+
 // At is the moment noted by Received since the last Reset; zero if none.
 func (c *ResponseClock) At() time.Time { return c.at }
 
 // Reset forgets the last operation's response.
-func (c *ResponseClock) Reset() { c.at = time.Time{} }
+func (c *ResponseClock) Reset() { c.at, c.bytes = time.Time{}, 0 }
 
 // Since is the time from start to the response noted since the last Reset,
 // or to now when none was.

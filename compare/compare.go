@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/metrics"
@@ -47,7 +48,34 @@ type Metric struct {
 	// maximum), 0 for the others: the gate's sample rule depends on it.
 	Quantile float64
 	value    func(op *metrics.Snapshot, seconds float64) (float64, bool)
+	// service marks a service-time metric, which a document database's
+	// run without a schedule reports as its latency (Rally's rule).
+	service bool
+	// info says why a metric is shown and never gated.
+	info string
 }
+
+const windowsInfo = "not gated: a one-second window is one second of a shared machine"
+
+// docWindows reads a figure of the one-second windows of a document
+// database's writes in documents/s: each document holds the same number
+// of points.
+func docWindows(pick func(metrics.Throughput) float64) func(*metrics.Snapshot, float64) (float64, bool) {
+	return func(op *metrics.Snapshot, secs float64) (float64, bool) {
+		if secs <= 0 || op.OKDocs == 0 || op.OKPoints == 0 {
+			return 0, false
+		}
+		w := op.WindowThroughput(time.Duration(secs * float64(time.Second)))
+		if w.Windows == 0 {
+			return 0, false
+		}
+		return pick(w) * float64(op.OKDocs) / float64(op.OKPoints), true
+	}
+}
+
+// equalToLatency is the note of a service time that is the latency: the
+// run had no schedule, so no request waited behind one.
+const equalToLatency = "not gated: equal to latency (no TARGET_THROUGHPUT schedule, so no wait)"
 
 func latency(q float64) func(*metrics.Snapshot, float64) (float64, bool) {
 	return func(op *metrics.Snapshot, _ float64) (float64, bool) {
@@ -70,6 +98,26 @@ var Metrics = []Metric{
 		}
 		return float64(op.OKPoints) / secs, true
 	}},
+	// Document databases (Elasticsearch) count their rows as documents and
+	// the bytes of their bulk bodies: Rally's units, beside points/s.
+	{Name: "document throughput", Unit: "docs/s", Direction: HigherIsBetter, value: func(op *metrics.Snapshot, secs float64) (float64, bool) {
+		if secs <= 0 || op.OKDocs == 0 {
+			return 0, false
+		}
+		return float64(op.OKDocs) / secs, true
+	}},
+	{Name: "data throughput", Unit: "MB/s", Direction: HigherIsBetter, value: func(op *metrics.Snapshot, secs float64) (float64, bool) {
+		if secs <= 0 || op.OKBytes == 0 {
+			return 0, false
+		}
+		return float64(op.OKBytes) / (1 << 20) / secs, true
+	}},
+	// Rally's min, median and max throughput of a task, over its
+	// one-second windows: information, not gated (one window is one
+	// second of a shared machine).
+	{Name: "min document throughput", Unit: "docs/s", Direction: HigherIsBetter, value: docWindows(func(w metrics.Throughput) float64 { return w.Min }), info: windowsInfo},
+	{Name: "median document throughput", Unit: "docs/s", Direction: HigherIsBetter, value: docWindows(func(w metrics.Throughput) float64 { return w.Median }), info: windowsInfo},
+	{Name: "max document throughput", Unit: "docs/s", Direction: HigherIsBetter, value: docWindows(func(w metrics.Throughput) float64 { return w.Max }), info: windowsInfo},
 	{Name: "mean latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
 		if op.OKOps == 0 {
 			return 0, false
@@ -80,13 +128,17 @@ var Metrics = []Metric{
 	{Name: "90th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 90, value: latency(90)},
 	{Name: "99th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99, value: latency(99)},
 	{Name: "99.9th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99.9, value: latency(99.9)},
+	{Name: "99.99th percentile latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99.99, value: latency(99.99)},
 	{Name: "max latency", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 100, value: latency(100)},
-	// Service time, reported only by runs with a schedule (TARGET_THROUGHPUT),
-	// where latency also holds the wait behind it.
-	{Name: "50th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 50, value: serviceTime(50)},
-	{Name: "90th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 90, value: serviceTime(90)},
-	{Name: "99th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99, value: serviceTime(99)},
-	{Name: "99.9th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99.9, value: serviceTime(99.9)},
+	// Service time, reported by runs with a schedule (TARGET_THROUGHPUT),
+	// where latency also holds the wait behind it; for document databases
+	// always, as Rally reports it, equal to latency without a schedule.
+	{Name: "50th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 50, value: serviceTime(50), service: true},
+	{Name: "90th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 90, value: serviceTime(90), service: true},
+	{Name: "99th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99, value: serviceTime(99), service: true},
+	{Name: "99.9th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99.9, value: serviceTime(99.9), service: true},
+	{Name: "99.99th percentile service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 99.99, value: serviceTime(99.99), service: true},
+	{Name: "max service time", Unit: "ms", Direction: LowerIsBetter, Latency: true, Quantile: 100, value: serviceTime(100), service: true},
 	{Name: "error rate", Unit: "%", Direction: LowerIsBetter, value: func(op *metrics.Snapshot, _ float64) (float64, bool) {
 		n := op.OKOps + op.FailOps
 		if n == 0 {
@@ -173,8 +225,10 @@ type sample struct {
 	n int64
 }
 
-// values extracts every metric of every operation of a record.
-func values(rec *record.Record) (map[Key]sample, []Key) {
+// values extracts every metric of every operation of a record; asLatency
+// gets the service-time keys a document database's run without a schedule
+// reported as the latency.
+func values(rec *record.Record, asLatency map[Key]bool) (map[Key]sample, []Key) {
 	out := map[Key]sample{}
 	var order []Key
 	for i := range rec.Phases {
@@ -182,6 +236,10 @@ func values(rec *record.Record) (map[Key]sample, []Key) {
 		for _, op := range p.Operations {
 			for _, m := range Metrics {
 				v, ok := m.value(op, p.Seconds)
+				if !ok && m.service && rec.Target.Documents && op.OKOps > 0 && op.ServiceHistogram == "" {
+					v, ok = op.Percentile(m.Quantile), true
+					asLatency[Key{Metric: m.Name, Phase: p.Group(), Round: p.Round, Op: op.Operation}] = true
+				}
 				if !ok {
 					continue
 				}
@@ -203,11 +261,12 @@ func New(base Side, contenders []Side, opt Options) *Comparison {
 	type sideVals struct {
 		per []map[Key]sample
 	}
+	asLatency := map[Key]bool{}
 	collect := func(s Side) (sideVals, []Key) {
 		var sv sideVals
 		var order []Key
 		for _, r := range s.Runs {
-			v, o := values(r)
+			v, o := values(r, asLatency)
 			sv.per = append(sv.per, v)
 			order = append(order, o...)
 		}
@@ -256,6 +315,13 @@ func New(base Side, contenders []Side, opt Options) *Comparison {
 		if mixed[k.Phase] && m.Name == "throughput" && k.Op != config.Ingestion {
 			why = "not gated: in a phase that also writes, the points a query returns depend on how far the writers got"
 		}
+		if m.info != "" {
+			why = m.info
+		}
+		if asLatency[k] {
+			// Gated, it would test the latency row's samples twice.
+			why = equalToLatency
+		}
 		for i := range contenders {
 			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(cvs[i], k), opt, why))
 		}
@@ -284,7 +350,7 @@ func serverRows(base Side, contenders []Side, opt Options) []Row {
 		var c Cell
 		for _, r := range s.Runs {
 			for _, m := range r.ServerMetrics {
-				if m.Name == name {
+				if m.Name == name && !m.NotReported {
 					c.Values = append(c.Values, m.Value)
 				}
 			}

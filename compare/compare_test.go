@@ -257,3 +257,43 @@ func TestDifferences(t *testing.T) {
 		t.Fatalf("two Elasticsearch versions: %q", d)
 	}
 }
+
+// TestDocumentDatabaseRows: runs of a document database (Elasticsearch)
+// get Rally's rows beside points/s: documents/s and MB/s of the bulk
+// bodies, gated like throughput, and service time without a schedule,
+// equal to latency and said so, not gated (it would test the latency's
+// samples twice). Other databases get none of them.
+func TestDocumentDatabaseRows(t *testing.T) {
+	order := []string{"INGESTION"}
+	mk := func(label string, seed uint64, docs bool) Side {
+		s := side(label, seed, 5, map[string]float64{"INGESTION": 10}, order)
+		for _, r := range s.Runs {
+			r.Target.Documents = docs
+			if docs {
+				op := r.Phases[0].Operations[0]
+				op.OKDocs, op.OKBytes = op.OKPoints/10, 3<<20
+			}
+		}
+		return s
+	}
+	c := New(mk("base", 1, true), []Side{mk("cont", 2, true)}, opts)
+	if r := row(t, c, "document throughput", "INGESTION"); r.Baseline.Median != 500 || strings.HasPrefix(r.Contender[0].Note, "not gated") {
+		t.Errorf("documents/s: %+v, want 500 (5000 points, 500 documents in 1 s), gated", r)
+	}
+	if r := row(t, c, "data throughput", "INGESTION"); r.Baseline.Median != 3 || r.Metric.Unit != "MB/s" {
+		t.Errorf("MB/s: %+v, want 3", r)
+	}
+	if r := row(t, c, "median document throughput", "INGESTION"); !r.Baseline.OK || r.Contender[0].Note != windowsInfo {
+		t.Errorf("median of the one-second windows: %+v, want reported, not gated", r)
+	}
+	st, lat := row(t, c, "50th percentile service time", "INGESTION"), row(t, c, "50th percentile latency", "INGESTION")
+	if st.Baseline.Median != lat.Baseline.Median || st.Contender[0].Note != equalToLatency || st.Contender[0].Tested {
+		t.Errorf("service time without a schedule: %+v, want the latency %g, not gated", st, lat.Baseline.Median)
+	}
+	c = New(mk("base", 1, false), []Side{mk("cont", 2, false)}, opts)
+	for _, r := range c.Rows {
+		if strings.Contains(r.Key.Metric, "service time") || strings.Contains(r.Key.Metric, "document") || strings.Contains(r.Key.Metric, "data throughput") {
+			t.Errorf("a run of a database of points has the row %s", r.Key.Metric)
+		}
+	}
+}

@@ -63,6 +63,16 @@ type Op struct {
 	svcSum, svcMin, svcMax int64
 	svcHist                *hdrhistogram.Histogram
 	errors                 map[string]int64 // failure messages and how often
+	// Documents and bytes of the successful writes, where the database
+	// counts them (AddVolume).
+	okDocs, okBytes int64
+}
+
+// AddVolume adds the documents and bytes of a successful operation, for a
+// document database whose reports count documents/s and MB/s.
+func (o *Op) AddVolume(docs, bytes int64) {
+	o.okDocs += docs
+	o.okBytes += bytes
 }
 
 // maxErrorKinds bounds the distinct failure messages kept per operation, so
@@ -169,6 +179,10 @@ type Snapshot struct {
 	ServiceMinMicros int64  `json:"service_time_min_us,omitempty"`
 	ServiceMaxMicros int64  `json:"service_time_max_us,omitempty"`
 	ServiceHistogram string `json:"service_time_histogram,omitempty"`
+	// Documents and bytes (of request bodies) the successful operations
+	// wrote, kept by document databases; absent elsewhere.
+	OKDocs  int64 `json:"ok_documents,omitempty"`
+	OKBytes int64 `json:"ok_bytes,omitempty"`
 
 	hist, svcHist *hdrhistogram.Histogram
 }
@@ -178,7 +192,7 @@ func (r *Recorder) Snapshots() []*Snapshot {
 	var out []*Snapshot
 	for _, o := range r.ops {
 		s := &Snapshot{Operation: o.name, OKOps: o.okOps, OKPoints: o.okPoints, FailOps: o.failOps, FailPoints: o.failPt,
-			SumMicros: o.sumMicros, PerSecond: append([]int64(nil), o.perSecond...)}
+			SumMicros: o.sumMicros, PerSecond: append([]int64(nil), o.perSecond...), OKDocs: o.okDocs, OKBytes: o.okBytes}
 		for msg, n := range o.errors {
 			if s.Errors == nil {
 				s.Errors = map[string]int64{}
@@ -241,6 +255,8 @@ func (m *Snapshot) add(s *Snapshot) {
 	}
 	m.OKOps += s.OKOps
 	m.OKPoints += s.OKPoints
+	m.OKDocs += s.OKDocs
+	m.OKBytes += s.OKBytes
 	m.FailOps += s.FailOps
 	m.FailPoints += s.FailPoints
 	m.SumMicros += s.SumMicros
@@ -320,7 +336,8 @@ func (s *Snapshot) Check() error {
 		v    int64
 	}{{"ok_operations", s.OKOps}, {"ok_points", s.OKPoints}, {"failed_operations", s.FailOps}, {"failed_points", s.FailPoints},
 		{"latency_sum_us", s.SumMicros}, {"latency_min_us", s.MinMicros}, {"latency_max_us", s.MaxMicros},
-		{"service_time_sum_us", s.ServiceSumMicros}, {"service_time_min_us", s.ServiceMinMicros}, {"service_time_max_us", s.ServiceMaxMicros}} {
+		{"service_time_sum_us", s.ServiceSumMicros}, {"service_time_min_us", s.ServiceMinMicros}, {"service_time_max_us", s.ServiceMaxMicros},
+		{"ok_documents", s.OKDocs}, {"ok_bytes", s.OKBytes}} {
 		if f.v < 0 {
 			return fmt.Errorf("operation %q has %s %d, less than 0", s.Operation, f.name, f.v)
 		}

@@ -75,6 +75,9 @@ type ServerMetric struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"`
 	Unit  string  `json:"unit,omitempty"`
+	// NotReported says the server did not report it (its version has no
+	// such figure): Value is meaningless, and no report prints it as 0.
+	NotReported bool `json:"not_reported,omitempty"`
 }
 
 // Tool identifies the tsbench build.
@@ -100,6 +103,9 @@ type Target struct {
 	// Wire is how the data was sent where the adapter has a choice
 	// (IoTDB: encoded or plain tablets).
 	Wire string `json:"wire,omitempty"`
+	// Documents says the database counts rows as documents
+	// (Elasticsearch): reports follow Rally's conventions for it.
+	Documents bool `json:"documents,omitempty"`
 }
 
 // Step is a lifecycle step (cleanup, schema, flush, verify...) and how it went.

@@ -56,6 +56,8 @@ func PhaseTables(group []*record.Phase) []Table {
 	svc := Table{Title: "Service Time (ms) Matrix (" + title + ")", Header: LatencyHeader,
 		Notes: []string{"With TARGET_THROUGHPUT the latency above includes each operation's wait behind the schedule; service time is the requests' own time."}}
 	fail := Table{Title: "Failures (" + title + ")", Header: []string{"Operation", "count", "error"}}
+	docs := Table{Title: "Documents (" + title + ")", Header: []string{"Operation", "documents", "document/s", "MB", "MB/s"},
+		Notes: []string{"Rows written as documents and the bytes of their bulk bodies (MB = 2^20 bytes, as Rally counts), per second of the phase."}}
 	total := 0.0
 	for _, p := range group {
 		secs := p.Seconds
@@ -70,6 +72,14 @@ func PhaseTables(group []*record.Phase) []Table {
 			lat.Rows = append(lat.Rows, []string{op.Operation, f2(l.Avg), f2(l.Min), f2(l.P10), f2(l.P25), f2(l.Median), f2(l.P75), f2(l.P90), f2(l.P95), f2(l.P99), f2(l.P999), f2(l.Max)})
 			if s, ok := op.ServiceTime(); ok {
 				svc.Rows = append(svc.Rows, []string{op.Operation, f2(s.Avg), f2(s.Min), f2(s.P10), f2(s.P25), f2(s.Median), f2(s.P75), f2(s.P90), f2(s.P95), f2(s.P99), f2(s.P999), f2(s.Max)})
+			}
+			if op.OKDocs > 0 || op.OKBytes > 0 {
+				mb := float64(op.OKBytes) / (1 << 20)
+				var dps, mbps float64
+				if secs > 0 {
+					dps, mbps = float64(op.OKDocs)/secs, mb/secs
+				}
+				docs.Rows = append(docs.Rows, []string{op.Operation, itoa(op.OKDocs), f2(dps), f2(mb), f2(mbps)})
 			}
 			w := op.WindowThroughput(p.Elapsed())
 			thr.Rows = append(thr.Rows, []string{op.Operation, f2(w.Min), f2(w.Mean), f2(w.Median), f2(w.Max), itoa(int64(w.Windows))})
@@ -98,6 +108,9 @@ func PhaseTables(group []*record.Phase) []Table {
 		out = append(out, svc)
 	}
 	out = append(out, thr)
+	if len(docs.Rows) > 0 {
+		out = append(out, docs)
+	}
 	if len(fail.Rows) > 0 {
 		out = append(out, fail)
 	}
@@ -113,7 +126,11 @@ func RunTables(rec *record.Record) []Table {
 	if len(rec.ServerMetrics) > 0 || rec.ServerMetricsError != "" {
 		t := Table{Title: "Server metrics", Header: []string{"Metric", "Value", "Unit"}}
 		for _, m := range rec.ServerMetrics {
-			t.Rows = append(t.Rows, []string{m.Name, num(m.Value), m.Unit})
+			v := num(m.Value)
+			if m.NotReported {
+				v = "not reported"
+			}
+			t.Rows = append(t.Rows, []string{m.Name, v, m.Unit})
 		}
 		if rec.ServerMetricsError != "" {
 			t.Notes = []string{"Server metrics could not be read: " + rec.ServerMetricsError}

@@ -63,3 +63,18 @@ func TestSavedRecordPrintsTheSame(t *testing.T) {
 		t.Fatalf("a saved and loaded record renders differently:\n%s\nvs\n%s", a.String(), b.String())
 	}
 }
+
+// TestNotReportedIsNotZero: a server metric the server did not report is
+// printed as "not reported", not as 0.
+func TestNotReportedIsNotZero(t *testing.T) {
+	rec := &record.Record{ServerMetrics: []record.ServerMetric{{Name: "Heap used for segments", Unit: "MB", NotReported: true}, {Name: "Segment count", Value: 29}}}
+	var rows [][]string
+	for _, tb := range RunTables(rec) {
+		if tb.Title == "Server metrics" {
+			rows = tb.Rows
+		}
+	}
+	if len(rows) != 2 || rows[0][1] != "not reported" || rows[1][1] != "29" {
+		t.Fatalf("server metric rows %q", rows)
+	}
+}

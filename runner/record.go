@@ -23,7 +23,7 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 		Status:        record.StatusComplete,
 		Tool:          record.Tool{Version: tool, GoVersion: runtime.Version()},
 		Host:          record.CurrentHost(),
-		Target:        record.Target{DB: drv.Name, Version: res.ServerVersion, Wire: res.Wire},
+		Target:        record.Target{DB: drv.Name, Version: res.ServerVersion, Wire: res.Wire, Documents: drv.Documents},
 		StartedAt:     res.Started.UTC(),
 		FinishedAt:    res.Finished.UTC(),
 		Fingerprint:   config.Fingerprint(vals, c.WorkloadKeys()),
@@ -59,7 +59,7 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 		rec.Verify = VerifyRecord(res.Verify)
 	}
 	for _, m := range res.ServerMetrics {
-		rec.ServerMetrics = append(rec.ServerMetrics, record.ServerMetric{Name: m.Name, Value: m.Value, Unit: m.Unit})
+		rec.ServerMetrics = append(rec.ServerMetrics, record.ServerMetric{Name: m.Name, Value: m.Value, Unit: m.Unit, NotReported: m.NotReported})
 	}
 	if res.ServerMetricsErr != nil {
 		rec.ServerMetricsError = res.ServerMetricsErr.Error()

@@ -185,10 +185,20 @@ func (w *walker) finishServerMetrics(ctx context.Context, mr adapters.MetricsRep
 	}
 	start := map[string]float64{}
 	for _, m := range before {
-		start[m.Name] = m.Value
+		if !m.NotReported {
+			start[m.Name] = m.Value
+		}
 	}
 	for i, m := range after {
-		if b, ok := start[m.Name]; ok && m.Counter && m.Value >= b {
+		if !m.Counter || m.NotReported {
+			continue
+		}
+		b, ok := start[m.Name]
+		switch {
+		case !ok:
+			// Its change over the run is unknown: not its total.
+			after[i].NotReported, after[i].Value = true, 0
+		case m.Value >= b:
 			after[i].Value = m.Value - b
 		}
 	}
@@ -308,6 +318,7 @@ func (w *walker) step(ctx context.Context, name, skip string, f func(context.Con
 
 // phase runs one measured phase; an interrupt stops the run after it.
 func (w *walker) phase(ctx context.Context, wk work) bool {
+	wk.docs = w.drv.Documents
 	ph := runPhase(ctx, w.p, w.a, wk, w.opts)
 	w.res.Phases = append(w.res.Phases, ph)
 	if ph.Cut != "" {
@@ -338,6 +349,7 @@ type work struct {
 	schedule schedule
 	queries  *queries.Generator
 	names    [config.NumOperations]string
+	docs     bool // the database counts rows as documents (Driver.Documents)
 }
 
 // schedule is the operation index of each of a client's n iterations:
@@ -402,6 +414,7 @@ type client struct {
 	pacing   *rand.Rand
 	recent   int64
 	response *adapters.ResponseClock // in the contexts of the client's operations
+	docs     bool                    // the database counts rows as documents (Driver.Documents)
 }
 
 func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Options) Phase {
@@ -434,7 +447,7 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 	clients := make([]*client, c.DataClients)
 	for k := range clients {
 		cl := &client{id: k, start: start, p: p, w: &w, a: a, rec: metrics.NewRecorder(start), queries: w.queries.Client(k),
-			shared: shared, done: &done, points: &points, recent: -1,
+			shared: shared, done: &done, points: &points, recent: -1, docs: w.docs,
 			pacing: rand.New(rand.NewPCG(uint64(c.DataSeed), uint64(k)))}
 		for range max(c.DevicesPerWrite, 1) {
 			cl.batches = append(cl.batches, p.Generator.NewBatch())
@@ -660,6 +673,15 @@ func (cl *client) write(ctx, limit context.Context, due time.Time) {
 		}
 		if err == nil {
 			cl.points.Add(pts)
+			if cl.docs || cl.response.Bytes() > 0 {
+				var rows int64
+				if cl.docs {
+					for _, b := range cl.filled {
+						rows += int64(b.Len())
+					}
+				}
+				cl.ops[Write].AddVolume(rows, cl.response.Bytes())
+			}
 			for _, b := range cl.filled {
 				if last := b.Timestamps[b.Len()-1]; last > cl.recent {
 					cl.recent = last

@@ -535,3 +535,49 @@ func TestClientPanicReachesTheCaller(t *testing.T) {
 	_, _ = Run(context.Background(), p, &d, Options{})
 	t.Fatal("Run returned")
 }
+
+// reporting is the Null adapter with server metrics that change between
+// the runner's two reads: what each read returns, in turn.
+type reporting struct {
+	*null.Adapter
+	reads [][]adapters.ServerMetric
+	n     *int
+}
+
+func (r reporting) ServerMetrics(context.Context) ([]adapters.ServerMetric, error) {
+	m := r.reads[min(*r.n, len(r.reads)-1)]
+	*r.n++
+	return append([]adapters.ServerMetric(nil), m...), nil
+}
+
+// TestServerMetricsNotReportedStayAbsent: a counter becomes its change
+// over the run; a counter the server did not report before the run has no
+// known change, and a figure it did not report at the end is not reported:
+// neither becomes its total or 0.
+func TestServerMetricsNotReportedStayAbsent(t *testing.T) {
+	p := plan(t, "DB_SWITCH=Null", "LOOP=20")
+	d := null.Driver()
+	n := 0
+	d.Open = func(context.Context, adapters.Params) (adapters.Adapter, error) {
+		return reporting{Adapter: &null.Adapter{}, n: &n, reads: [][]adapters.ServerMetric{
+			{{Name: "gc", Value: 10, Counter: true}, {Name: "late", NotReported: true, Counter: true}, {Name: "size", Value: 1}},
+			{{Name: "gc", Value: 15, Counter: true}, {Name: "late", Value: 7, Counter: true}, {Name: "size", NotReported: true}},
+		}}, nil
+	}
+	res, err := Run(context.Background(), p, &d, Options{})
+	if err != nil || res.ServerMetricsErr != nil {
+		t.Fatal(err, res.ServerMetricsErr)
+	}
+	got := map[string]adapters.ServerMetric{}
+	for _, m := range res.ServerMetrics {
+		got[m.Name] = m
+	}
+	if g := got["gc"]; g.NotReported || g.Value != 5 {
+		t.Errorf("gc: %+v, want its change 5", g)
+	}
+	for _, name := range []string{"late", "size"} {
+		if g := got[name]; !g.NotReported || g.Value != 0 {
+			t.Errorf("%s: %+v, want not reported", name, g)
+		}
+	}
+}

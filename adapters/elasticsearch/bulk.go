@@ -21,6 +21,7 @@ func (a *Adapter) Write(ctx context.Context, b *generator.Batch) error {
 	buf := a.getBuf()
 	defer a.bufs.Put(buf)
 	*buf = a.encodeBulk((*buf)[:0], b)
+	adapters.Sent(ctx, len(*buf))
 	data, err := a.send(ctx, http.MethodPost, a.bulkPath, "application/x-ndjson", *buf, nil)
 	if err != nil {
 		return fmt.Errorf("bulk of %s: %w", b.Device.Name, err)

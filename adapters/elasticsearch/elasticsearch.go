@@ -47,6 +47,7 @@ func Driver() adapters.Driver {
 		Description: "Elasticsearch 6.8–9.x and OpenSearch 2.x–3.x over the REST API (HOST, PORT 9200)",
 		Keys:        Keys(),
 		Can:         adapters.Capabilities{Flush: true, ClearCache: true, Count: true, Answer: true, Version: true, Reconnect: true, ServerMetrics: true},
+		Documents:   true,
 		Address:     func(c *config.Config) []string { return baseURLs(c, options(c)) },
 		Check:       check,
 		Claim:       claim,

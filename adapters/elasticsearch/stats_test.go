@@ -2,6 +2,7 @@ package elasticsearch
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/tsbench/tsbench/runner"
@@ -39,5 +40,56 @@ func TestServerMetricsAfterIngest(t *testing.T) {
 	}
 	if got["Total Ingest Pipeline count"] != 0 {
 		t.Errorf("no pipeline ran, yet the ingest pipeline count is %g", got["Total Ingest Pipeline count"])
+	}
+}
+
+// TestServerMetricsNotReported reads the statistics a node answers without
+// any of the figures tsbench reads (an empty _stats and _nodes/stats, as
+// a stub or a version without them answers): every metric is listed as not
+// reported, none as 0. Then a 7.x-like answer with the segments' heap
+// figures: those rows are reported, in MB, and the figures 7.x lacks
+// (dataset size) stay not reported.
+func TestServerMetricsNotReported(t *testing.T) {
+	read := func(index, nodes string) map[string]float64 {
+		var r statsResponses
+		if err := json.Unmarshal([]byte(index), &r.Index); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(nodes), &r.Nodes); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]float64{}
+		for _, m := range r.metrics() {
+			if m.NotReported {
+				if m.Value != 0 {
+					t.Errorf("%s: not reported with the value %g", m.Name, m.Value)
+				}
+				continue
+			}
+			got[m.Name] = m.Value
+		}
+		return got
+	}
+	if got := read(`{"_all": {"primaries": {}, "total": {}}, "indices": {}}`, `{"nodes": {"n1": {}}}`); len(got) != 0 {
+		t.Errorf("empty statistics reported %v", got)
+	}
+	got := read(`{"_all": {"primaries": {"segments": {"count": 29}, "indexing": {"index_time_in_millis": 120000}},
+		"total": {"store": {"size_in_bytes": 1073741824}, "segments": {"memory_in_bytes": 2097152, "terms_memory_in_bytes": 1048576}}},
+		"indices": {"i": {"shards": {"0": [{"routing": {"primary": true}, "indexing": {"index_time_in_millis": 120000}}]}}}}`,
+		`{"nodes": {"n1": {"jvm": {"gc": {"collectors": {"young": {"collection_count": 4, "collection_time_in_millis": 1500}}}}}}}`)
+	want := map[string]float64{
+		"Segment count": 29, "Cumulative indexing time of primary shards": 2, "Min cumulative indexing time across primary shards": 2,
+		"Median cumulative indexing time across primary shards": 2, "Max cumulative indexing time across primary shards": 2,
+		"Store size": 1, "Heap used for segments": 2, "Heap used for terms": 1, "Total Young Gen GC count": 4, "Total Young Gen GC time": 1.5,
+	}
+	for name, v := range want {
+		if got[name] != v {
+			t.Errorf("%s = %g (reported: %v), want %g", name, got[name], got[name] != 0, v)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s reported as %g, but the answer holds no such figure", name, got[name])
+		}
 	}
 }

@@ -282,7 +282,7 @@ func probe(t *testing.T, sets []string) effect {
 func shape(w *bytes.Buffer, rec *record.Record) {
 	// Not the fingerprint: a hash of the configuration, it changes with
 	// every workload key whether the key acts or not.
-	fmt.Fprintf(w, "%s %s %q %v %v %v\n", rec.Status, digits.ReplaceAllString(rec.Error, "#"), rec.Target,
+	fmt.Fprintf(w, "%s %s %+v %v %v %v\n", rec.Status, digits.ReplaceAllString(rec.Error, "#"), rec.Target,
 		mask(rec.Notes), mask(rec.Warnings), rec.Instance)
 	for _, s := range rec.Steps {
 		fmt.Fprintf(w, "step %s %s %d %s %v %v %q\n", s.Name, s.Phase, s.Round, s.Variant, s.Skipped, s.Error != "", s.Output)

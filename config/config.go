@@ -6,8 +6,10 @@ package config
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Out-of-order modes (OUT_OF_ORDER_MODE).
@@ -255,7 +257,13 @@ func (e *Error) Error() string {
 	if e.Key != "" {
 		b.WriteString(e.Key)
 		if e.Value != "" || e.Msg == "" {
-			fmt.Fprintf(&b, "=%s", e.Value)
+			v := e.Value
+			if strings.ContainsFunc(v, unicode.IsControl) {
+				// A value with a newline would break the error into lines
+				// that each look like an error of their own.
+				v = strconv.Quote(v)
+			}
+			fmt.Fprintf(&b, "=%s", v)
 		}
 		b.WriteString(": ")
 	}

@@ -427,3 +427,13 @@ func TestBinaryFileRefused(t *testing.T) {
 		t.Fatalf("binary data: %v", err)
 	}
 }
+
+// TestErrorValueOnOneLine: a value with a newline (a --set of "\n") is
+// quoted, so the error stays one line and no line of it looks like an
+// error of its own.
+func TestErrorValueOnOneLine(t *testing.T) {
+	e := &Error{Key: "--set", Value: "\n\n", Msg: "is not KEY=VALUE"}
+	if got := e.Error(); strings.Contains(got, "\n") || got != `--set="\n\n": is not KEY=VALUE` {
+		t.Fatalf("%q", got)
+	}
+}

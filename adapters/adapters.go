@@ -108,6 +108,14 @@ type Versioner interface {
 	ServerVersion(ctx context.Context) (string, error)
 }
 
+// Builder reports the server's build identity, where the server says more
+// than its version (IoTDB's BuildInfo, Elasticsearch's build_hash), so that
+// two builds of one version are told apart in the record. Asked after
+// ServerVersion; not declared in Driver.Can.
+type Builder interface {
+	ServerBuild() string
+}
+
 // Wirer says how the adapter sends the data, where a key chooses between
 // wire formats that load the server differently (IoTDB's encoded or plain
 // tablets), for the run record: two runs that sent different bytes must

@@ -161,7 +161,7 @@ func runFacts(runs []*record.Record) Facts {
 	}
 	add("status", func(r *record.Record) string { return r.Status })
 	add("database", func(r *record.Record) string { return r.Target.DB })
-	add("version", func(r *record.Record) string { return r.Target.Version })
+	add("server", func(r *record.Record) string { return r.Target.Identity() })
 	add("address", func(r *record.Record) string { return strings.Join(r.Target.Address, ", ") })
 	add("host", func(r *record.Record) string { return host(r.Host) })
 	add("tsbench", func(r *record.Record) string { return r.Tool.Version + " (" + r.Tool.GoVersion + ")" })
@@ -211,7 +211,7 @@ func sideFacts(sides []compare.Side) Facts {
 	add("runs", func(r *record.Record) string { return r.ID })
 	add("status", func(r *record.Record) string { return r.Status })
 	add("database", func(r *record.Record) string { return r.Target.DB })
-	add("version", func(r *record.Record) string { return r.Target.Version })
+	add("server", func(r *record.Record) string { return r.Target.Identity() })
 	add("address", func(r *record.Record) string { return strings.Join(r.Target.Address, ", ") })
 	add("host", func(r *record.Record) string { return host(r.Host) })
 	add("tsbench", func(r *record.Record) string { return r.Tool.Version })

@@ -57,6 +57,8 @@ type Record struct {
 	// Instance says which part of a distributed run this record is
 	// (BENCHMARK_CLUSTER), or which instances a merged record was made of.
 	Instance *Instance `json:"instance,omitempty"`
+	// Routine says where bench routine placed the run: side, block, position.
+	Routine *Routine `json:"routine,omitempty"`
 }
 
 // Instance places a record in a distributed run: instance Index of Count
@@ -106,6 +108,83 @@ type Target struct {
 	// Documents says the database counts rows as documents
 	// (Elasticsearch): reports follow Rally's conventions for it.
 	Documents bool `json:"documents,omitempty"`
+	// Build is the server's own build identity where it reports one
+	// (IoTDB SHOW VERSION's BuildInfo, Elasticsearch's build_hash): two
+	// SNAPSHOT builds of one version differ here.
+	Build string `json:"build,omitempty"`
+	// Server is what tsbench provisioned, when it did (bench routine).
+	Server *Server `json:"server,omitempty"`
+}
+
+// Server is a server tsbench provisioned for a run: the spec it was given
+// and what that spec resolved to.
+type Server struct {
+	// Spec is the user's words: "iotdb:2.0.10", "git:../iotdb@pr2689", a path.
+	Spec string `json:"spec"`
+	// Kind is iotdb, elasticsearch or opensearch; empty for external.
+	Kind string `json:"kind,omitempty"`
+	// Commit is the git commit a git spec built.
+	Commit string `json:"commit,omitempty"`
+	// Checksum is sha256 over the distribution's files (names and
+	// contents), the same for the same build wherever it was unpacked.
+	Checksum string `json:"checksum,omitempty"`
+}
+
+// Routine places a run in bench routine's order: its side, the block of
+// runs (one run of every side, in an order that is reversed every other
+// block) and its position in the block.
+type Routine struct {
+	Side     string `json:"side"`
+	Block    int    `json:"block"`
+	Position int    `json:"position"`
+	// AA says the sides were declared the same build on purpose (--aa).
+	AA bool `json:"aa,omitempty"`
+}
+
+// Identity is the one line a report prints of the server a run measured.
+func (t Target) Identity() string {
+	s := t.Version
+	if s == "" {
+		s = t.DB
+	}
+	var extra []string
+	if t.Build != "" {
+		extra = append(extra, "build "+t.Build)
+	}
+	if t.Server != nil {
+		if t.Server.Commit != "" {
+			extra = append(extra, "commit "+short(t.Server.Commit))
+		}
+		if t.Server.Checksum != "" {
+			extra = append(extra, "files sha256:"+short(t.Server.Checksum))
+		}
+		extra = append(extra, "from "+t.Server.Spec)
+	}
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return s
+}
+
+// BuildKey is what makes two servers the same build: the reported build or
+// the provisioned files when either is known, else "" (unknown: an embedded
+// database, an old record).
+func (t Target) BuildKey() string {
+	var k []string
+	if t.Build != "" {
+		k = append(k, t.Version+" build "+t.Build)
+	}
+	if t.Server != nil && t.Server.Checksum != "" {
+		k = append(k, "files "+t.Server.Checksum)
+	}
+	return strings.Join(k, "; ")
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
 
 // Step is a lifecycle step (cleanup, schema, flush, verify...) and how it went.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,7 +103,7 @@ func RallyTables(c *compare.Comparison) []Table {
 		t.Rows = appendGeomean(t.Rows, c, last, g)
 	}
 	t.Notes = notes(c)
-	t.Lead = c.Differences()
+	t.Lead = c.Lead()
 	out := []Table{t}
 	if len(c.ServerRows) > 0 {
 		sh := []string{"Metric", "Baseline (" + c.Baseline.Label + ")"}
@@ -227,7 +228,7 @@ func PRTables(c *compare.Comparison) []Table {
 		}
 	}
 	header = append(header, "Note")
-	t := Table{Title: fmt.Sprintf("PR report: %s vs %s (mean latency in ms unless the row says otherwise)", bl, contenderLabels(c.Contenders)), Header: header, Lead: c.Differences()}
+	t := Table{Title: fmt.Sprintf("PR report: %s vs %s (mean latency in ms unless the row says otherwise)", bl, contenderLabels(c.Contenders)), Header: header, Lead: c.Lead()}
 	// compare.Row order: ingestion throughput, INGESTION latency, then operations as first seen.
 	var ops []string
 	seenOp := map[string]bool{}
@@ -365,14 +366,18 @@ type comparisonJSON struct {
 	MinAbsMS   float64    `json:"min_abs_ms,omitempty"`
 	// Differences are what differs between the sides besides the build
 	// under test (database, tsbench build, workload, host).
-	Differences []string  `json:"differences,omitempty"`
-	Rows        []rowJSON `json:"rows"`
-	Warnings    []string  `json:"warnings,omitempty"`
+	Differences []string `json:"differences,omitempty"`
+	// SameBuild says which contenders measured the baseline's very build.
+	SameBuild []string  `json:"same_build,omitempty"`
+	Rows      []rowJSON `json:"rows"`
+	Warnings  []string  `json:"warnings,omitempty"`
 }
 
 type sideJSON struct {
 	Label string   `json:"label"`
 	Runs  []string `json:"runs"`
+	// Servers are the identities of the servers the side's runs measured.
+	Servers []string `json:"servers,omitempty"`
 }
 
 type rowJSON struct {
@@ -412,10 +417,13 @@ func ComparisonJSON(c *compare.Comparison) any {
 		j := sideJSON{Label: s.Label}
 		for _, r := range s.Runs {
 			j.Runs = append(j.Runs, r.ID)
+			if id := r.Target.Identity(); !slices.Contains(j.Servers, id) {
+				j.Servers = append(j.Servers, id)
+			}
 		}
 		return j
 	}
-	out := comparisonJSON{Baseline: side(c.Baseline), Alpha: c.Options.Alpha, MinEffect: c.Options.MinEffect, MinAbsMS: c.Options.MinAbsMS, Differences: c.Differences(), Warnings: c.Warnings}
+	out := comparisonJSON{Baseline: side(c.Baseline), Alpha: c.Options.Alpha, MinEffect: c.Options.MinEffect, MinAbsMS: c.Options.MinAbsMS, Differences: c.Differences(), SameBuild: c.SameBuild(), Warnings: c.Warnings}
 	for _, s := range c.Contenders {
 		out.Contenders = append(out.Contenders, side(s))
 	}

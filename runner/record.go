@@ -23,7 +23,7 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 		Status:        record.StatusComplete,
 		Tool:          record.Tool{Version: tool, GoVersion: runtime.Version()},
 		Host:          record.CurrentHost(),
-		Target:        record.Target{DB: drv.Name, Version: res.ServerVersion, Wire: res.Wire, Documents: drv.Documents},
+		Target:        record.Target{DB: drv.Name, Version: res.ServerVersion, Build: res.ServerBuild, Wire: res.Wire, Documents: drv.Documents},
 		StartedAt:     res.Started.UTC(),
 		FinishedAt:    res.Finished.UTC(),
 		Fingerprint:   config.Fingerprint(vals, c.WorkloadKeys()),

@@ -72,6 +72,7 @@ type DeviceCount struct {
 type Result struct {
 	Started, Finished time.Time
 	ServerVersion     string
+	ServerBuild       string // adapters.Builder's answer, if the adapter has one
 	// Wire is how the adapter sent the data (adapters.Wirer), if it says.
 	Wire   string
 	Steps  []Step
@@ -133,6 +134,9 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 		}
 	}
 
+	if b, ok := a.(adapters.Builder); ok {
+		res.ServerBuild = b.ServerBuild()
+	}
 	if wr, ok := a.(adapters.Wirer); ok {
 		res.Wire = wr.Wire()
 	}

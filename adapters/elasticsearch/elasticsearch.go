@@ -131,6 +131,7 @@ type Adapter struct {
 
 	// What Open found: the distribution, its version and what it needs.
 	distribution string // "elasticsearch" or "opensearch"
+	build        string // build_hash: the commit the server was built from
 	version      string
 	major        int
 	typed        bool // 6.x: a mapping type in mappings and bulk metadata
@@ -149,6 +150,7 @@ var (
 	_ adapters.Counter      = (*Adapter)(nil)
 	_ adapters.Answerer     = (*Adapter)(nil)
 	_ adapters.Versioner    = (*Adapter)(nil)
+	_ adapters.Builder      = (*Adapter)(nil)
 	_ adapters.Reconnecter  = (*Adapter)(nil)
 )
 
@@ -232,24 +234,26 @@ func (a *Adapter) detect(ctx context.Context) error {
 		Version struct {
 			Number       string `json:"number"`
 			Distribution string `json:"distribution"`
+			BuildHash    string `json:"build_hash"`
 		} `json:"version"`
 	}
 	err := a.do(ctx, http.MethodGet, "/", nil, &root)
 	var he *httpError
 	switch {
 	case err == nil:
-		a.version, a.distribution = root.Version.Number, root.Version.Distribution
+		a.version, a.distribution, a.build = root.Version.Number, root.Version.Distribution, root.Version.BuildHash
 	case errors.As(err, &he) && he.status != http.StatusUnauthorized && he.status != http.StatusForbidden:
 		var nodes struct {
 			Nodes map[string]struct {
-				Version string `json:"version"`
+				Version   string `json:"version"`
+				BuildHash string `json:"build_hash"`
 			} `json:"nodes"`
 		}
 		if err := a.do(ctx, http.MethodGet, "/_nodes/_local", nil, &nodes); err != nil {
 			return err
 		}
 		for _, n := range nodes.Nodes {
-			a.version = n.Version
+			a.version, a.build = n.Version, n.BuildHash
 		}
 	default:
 		return err
@@ -371,6 +375,9 @@ func (a *Adapter) name() string {
 func (a *Adapter) ServerVersion(ctx context.Context) (string, error) {
 	return a.name() + " " + a.version, ctx.Err()
 }
+
+// ServerBuild is the build_hash the server reported at Open.
+func (a *Adapter) ServerBuild() string { return a.build }
 
 // Reconnect drops idle connections and checks that a node answers.
 func (a *Adapter) Reconnect(ctx context.Context) error {

@@ -132,6 +132,7 @@ type Adapter struct {
 	// encodings of an encoded tablet: the time's, then each sensor's.
 	encodings []int8
 	version   string // SHOW VERSION's answer, once asked
+	build     string // and its BuildInfo
 	enc       sync.Pool
 	tm        *tableModel // the table model's layout; nil in the tree model
 	route     *router     // leaders of devices; nil with one host
@@ -144,6 +145,7 @@ var (
 	_ adapters.Counter      = (*Adapter)(nil)
 	_ adapters.Answerer     = (*Adapter)(nil)
 	_ adapters.Versioner    = (*Adapter)(nil)
+	_ adapters.Builder      = (*Adapter)(nil)
 	_ adapters.Wirer        = (*Adapter)(nil)
 	_ adapters.Reconnecter  = (*Adapter)(nil)
 	_ adapters.MultiWriter  = (*Adapter)(nil)
@@ -306,18 +308,27 @@ func (a *Adapter) ServerVersion(ctx context.Context) (string, error) {
 	if a.version != "" {
 		return a.version, nil
 	}
-	v := ""
+	v, build := "", ""
 	err := a.pool.query(ctx, "SHOW VERSION", 16, func(ds *client.SessionDataSet) error {
 		s, err := ds.GetStringByIndex(1)
 		v = s
+		if err == nil && len(ds.GetColumnNames()) > 1 {
+			// BuildInfo: the commit the server was built from (and a
+			// "-dev" mark for a tree with changes): what tells two
+			// SNAPSHOT builds apart.
+			build, err = ds.GetStringByIndex(2)
+		}
 		return err
 	})
 	if err != nil {
 		return "", fmt.Errorf("SHOW VERSION: %w", err)
 	}
-	a.version = "IoTDB " + v
+	a.version, a.build = "IoTDB "+v, build
 	return a.version, nil
 }
+
+// ServerBuild is SHOW VERSION's BuildInfo column, read with the version.
+func (a *Adapter) ServerBuild() string { return a.build }
 
 // Cleanup drops the benchmark's databases and its device template.
 func (a *Adapter) Cleanup(ctx context.Context) error {

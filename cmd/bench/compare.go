@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -97,7 +98,7 @@ them by their ratio instead).`,
 			}
 			warnings = append(warnings, admitted...)
 			cmp := compare.New(sides[0], sides[1:], opt)
-			for _, d := range cmp.Differences() {
+			for _, d := range slices.Concat(cmp.SameBuild(), cmp.Differences()) {
 				warnings = append(warnings, "warning: "+d)
 			}
 			cmp.Warnings = warnings

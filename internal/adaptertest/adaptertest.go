@@ -120,6 +120,11 @@ func Run(t *testing.T, tg Target) {
 				t.Fatalf("ServerVersion %q, %v", s, err)
 			}
 		}
+		// A server that says which build it is must say it: the routine
+		// refuses two sides of one build by it.
+		if b, ok := f.a.(adapters.Builder); ok && strings.TrimSpace(b.ServerBuild()) == "" {
+			t.Fatalf("the adapter is a Builder but reported no build (after ServerVersion)")
+		}
 	})
 	configs := Configs
 	if tg.Driver.Keys != nil && hasKey(tg.Driver.Keys, "ALIGN_BY_DEVICE") {

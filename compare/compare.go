@@ -156,6 +156,10 @@ type Options struct {
 	Alpha     float64 // family-wise significance level (Holm), DefaultAlpha
 	MinEffect float64 // percent; smaller significant changes are "~"
 	MinAbsMS  float64 // latency noise floor in ms: a change of the median smaller than this is not judged
+	// Paired tests each contender run against the baseline run of its
+	// block (runs of bench routine) on log-ratios; rows whose runs do not
+	// pair are tested unpaired.
+	Paired bool
 }
 
 // Side is one column group: a label and its runs (repeats).
@@ -180,6 +184,8 @@ type Cell struct {
 	// Fewest is the smallest number of successful operations behind a
 	// value, over the runs: the percentile sample rule reads it.
 	Fewest int64 `json:"fewest_samples,omitempty"`
+	// runs are the positions in the side's runs of Values, for pairing.
+	runs []int
 }
 
 // Change is a contender cell against the baseline.
@@ -196,6 +202,8 @@ type Change struct {
 	// Untestable says why a gated row could not be tested; the gate
 	// reports it rather than passing it in silence.
 	Untestable string `json:"untestable,omitempty"`
+	// Paired says P is a paired test's, within the routine's blocks.
+	Paired bool `json:"paired,omitempty"`
 }
 
 // Row is one metric of one operation in one phase.
@@ -257,7 +265,20 @@ func values(rec *record.Record, asLatency map[Key]bool) (map[Key]sample, []Key) 
 // New builds the comparison. Runs within a side must share a workload
 // fingerprint with the baseline; Admit refuses those that do not.
 func New(base Side, contenders []Side, opt Options) *Comparison {
+	var unpaired string
+	if opt.Paired {
+		sides, why := pairable(append([]Side{base}, contenders...))
+		if why != "" {
+			opt.Paired = false
+			unpaired = "warning: the runs cannot be tested in pairs (" + why + "): tested unpaired"
+		} else {
+			base, contenders = sides[0], sides[1:]
+		}
+	}
 	cmp := &Comparison{Baseline: base, Contenders: contenders, Options: opt}
+	if unpaired != "" {
+		cmp.Warnings = append(cmp.Warnings, unpaired)
+	}
 	type sideVals struct {
 		per []map[Key]sample
 	}
@@ -293,8 +314,9 @@ func New(base Side, contenders []Side, opt Options) *Comparison {
 	}
 	cell := func(sv sideVals, k Key) Cell {
 		var c Cell
-		for _, per := range sv.per {
+		for i, per := range sv.per {
 			if v, ok := per[k]; ok {
+				c.runs = append(c.runs, i)
 				if len(c.Values) == 0 || v.n < c.Fewest {
 					c.Fewest = v.n
 				}
@@ -449,6 +471,9 @@ func judge(m Metric, b, c Cell, opt Options, notGated string) Change {
 		ch.Untestable = fmt.Sprintf("n=%d+%d: a test needs %d runs a side", nb, nc, MinRuns)
 	default:
 		ch.Tested, ch.P = true, Welch(b.Values, c.Values)
+		if d, ok := logRatios(b, c); ok && opt.Paired {
+			ch.P, ch.Paired = PairedP(d), true
+		}
 	}
 	if ch.Untestable != "" {
 		ch.Verdict = Untested

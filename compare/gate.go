@@ -185,6 +185,9 @@ func decide(rows []Row, ci int, opt Options) {
 		ch.AdjP = adj[i]
 		ch.Verdict = "~"
 		ch.Note = fmt.Sprintf("p=%s p(Holm)=%s n=%d+%d", pval(ch.P), pval(ch.AdjP), len(row.Baseline.Values), len(ch.Values))
+		if ch.Paired {
+			ch.Note += " paired"
+		}
 		if ch.AdjP >= opt.Alpha {
 			continue
 		}
@@ -237,7 +240,7 @@ func (c *Comparison) Gate(failAbove float64, untested string) GateResult {
 		for r, row := range c.Rows {
 			if ch := row.Contender[i]; ch.Tested {
 				tested = append(tested, ref{r})
-				ps = append(ps, beyond(row.Metric, row.Baseline.Values, ch.Values, failAbove))
+				ps = append(ps, beyond(row.Metric, row.Baseline, ch, failAbove))
 			}
 		}
 		adj := Holm(ps)
@@ -267,11 +270,27 @@ func (c *Comparison) Gate(failAbove float64, untested string) GateResult {
 
 // beyond is the one-sided p-value of "the contender is worse than the
 // baseline by more than pct percent", from the per-run values: Welch's test
-// of the contender against the baseline scaled to that limit.
-func beyond(m Metric, base, cont []float64, pct float64) float64 {
+// of the contender against the baseline scaled to that limit, or, for a
+// row tested in pairs, the paired test of the mean log-ratio against the
+// limit's.
+func beyond(m Metric, b Cell, ch Change, pct float64) float64 {
+	base, cont := b.Values, ch.Values
 	scale := 1 + pct/100
 	if m.Direction == HigherIsBetter {
 		scale = 1 - pct/100
+	}
+	if d, ok := logRatios(b, ch.Cell); ok && ch.Paired {
+		if m.Direction == HigherIsBetter {
+			if scale <= 0 {
+				return 1
+			}
+			neg := make([]float64, len(d))
+			for i, x := range d {
+				neg[i] = -x
+			}
+			return pairedGreater(neg, -math.Log(scale))
+		}
+		return pairedGreater(d, math.Log(scale))
 	}
 	limit := make([]float64, len(base))
 	for i, v := range base {

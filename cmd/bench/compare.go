@@ -28,7 +28,7 @@ func newCompare(stdout, stderr io.Writer) *cobra.Command {
 		pngDir                          string
 		failAbove, minEffect, minAbs    float64
 		alpha                           float64
-		force                           bool
+		force, paired                   bool
 		untested                        string
 	)
 	cmd := &cobra.Command{
@@ -74,7 +74,7 @@ them by their ratio instead).`,
 			if err != nil {
 				return usageError(err)
 			}
-			opt := compare.Options{Alpha: alpha, MinEffect: minEffect, MinAbsMS: minAbs}
+			opt := compare.Options{Alpha: alpha, MinEffect: minEffect, MinAbsMS: minAbs, Paired: paired}
 			gated := cmd.Flags().Changed("fail-above")
 			if err := opt.Check(failAbove, gated, untested); err != nil {
 				return usageError(err)
@@ -101,7 +101,7 @@ them by their ratio instead).`,
 			for _, d := range slices.Concat(cmp.SameBuild(), cmp.Differences()) {
 				warnings = append(warnings, "warning: "+d)
 			}
-			cmp.Warnings = warnings
+			cmp.Warnings = append(warnings, cmp.Warnings...)
 			var buf bytes.Buffer
 			write := report.WriteComparison
 			if f == report.HTML {
@@ -138,6 +138,7 @@ them by their ratio instead).`,
 	f.Float64Var(&minAbs, "min-abs", compare.DefaultMinAbsMS, "latency noise floor in ms: a change of the median smaller than this is ~ (0 judges every change)")
 	f.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "family-wise significance level: the chance of any false alarm in a comparison (Holm)")
 	f.StringVar(&untested, "untested", compare.UntestedFail, "what --fail-above does with gated rows it cannot test: fail (exit 4) or ratio (judge them by their ratio alone)")
+	f.BoolVar(&paired, "paired", false, "test each contender run against the baseline run of its block, on log-ratios (runs of bench routine; others are tested unpaired, with a warning)")
 	f.BoolVar(&force, "force", false, "compare runs of different workloads (their differing keys are listed) or failed runs")
 	return cmd
 }

@@ -1,0 +1,106 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Paired tests: bench routine runs every side once in each block (A B,
+// B A, …), so each contender run has a baseline run beside it. A drift
+// over the session (a machine that slows for a minute, a disk that fills)
+// moves both runs of a block together; the paired test looks at the
+// log-ratio within each block, where that drift cancels, instead of the
+// spread of each side's runs, where it does not.
+
+// pairable orders every side's runs by their routine block and says
+// whether they pair: every run carries a block, and every side has one
+// run in each of the same blocks. Otherwise it says why not.
+func pairable(sides []Side) ([]Side, string) {
+	out := make([]Side, len(sides))
+	var blocks []int
+	for i, s := range sides {
+		runs := slices.Clone(s.Runs)
+		var bs []int
+		for _, r := range runs {
+			if r.Routine == nil {
+				return sides, fmt.Sprintf("run %s of %s was not made by bench routine (it has no block)", r.ID, s.Label)
+			}
+			bs = append(bs, r.Routine.Block)
+		}
+		sort.SliceStable(runs, func(a, b int) bool { return runs[a].Routine.Block < runs[b].Routine.Block })
+		sort.Ints(bs)
+		if i == 0 {
+			blocks = bs
+		} else if !slices.Equal(bs, blocks) {
+			return sides, fmt.Sprintf("%s ran in blocks %v, %s in blocks %v", sides[0].Label, blocks, s.Label, bs)
+		}
+		if len(slices.Compact(slices.Clone(bs))) != len(bs) {
+			return sides, fmt.Sprintf("%s has two runs in one block", s.Label)
+		}
+		out[i] = Side{Label: s.Label, Runs: runs}
+	}
+	return out, ""
+}
+
+// logRatios are log(c[i]/b[i]) of paired values, false when a pair has a
+// value that is not positive (an error rate of 0): such a row is tested
+// unpaired.
+func logRatios(b, c Cell) ([]float64, bool) {
+	if !slices.Equal(b.runs, c.runs) || len(b.Values) < 2 {
+		return nil, false
+	}
+	d := make([]float64, len(b.Values))
+	for i := range d {
+		if !(b.Values[i] > 0 && c.Values[i] > 0) || math.IsInf(b.Values[i], 0) || math.IsInf(c.Values[i], 0) {
+			return nil, false
+		}
+		d[i] = math.Log(c.Values[i] / b.Values[i])
+	}
+	return d, true
+}
+
+// pairedT is the t statistic of mean(d) − mu and its degrees of freedom;
+// differences without spread give ±Inf (or 0 when the mean is mu).
+func pairedT(d []float64, mu float64) (t, df float64) {
+	m, v := meanVar(d)
+	n := float64(len(d))
+	if v == 0 {
+		switch {
+		case m > mu:
+			return math.Inf(1), n - 1
+		case m < mu:
+			return math.Inf(-1), n - 1
+		}
+		return 0, n - 1
+	}
+	return (m - mu) / math.Sqrt(v/n), n - 1
+}
+
+// PairedP is the two-sided p-value of a paired t-test on log-ratios d:
+// is the mean log-ratio 0?
+func PairedP(d []float64) float64 {
+	t, df := pairedT(d, 0)
+	switch {
+	case math.IsInf(t, 0):
+		return 0
+	case t == 0:
+		return 1
+	}
+	return math.Min(1, 2*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs(t)))
+}
+
+// pairedGreater is the one-sided p-value of mean(d) > mu.
+func pairedGreater(d []float64, mu float64) float64 {
+	t, df := pairedT(d, mu)
+	switch {
+	case math.IsInf(t, 1):
+		return 0
+	case math.IsInf(t, -1), t == 0:
+		return 1
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-t)
+}

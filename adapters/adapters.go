@@ -158,6 +158,14 @@ type Driver struct {
 	// configuration is checked before connecting. CapabilitiesOf verifies it
 	// in each adapter's tests.
 	Can Capabilities
+	// Servers are the servers bench server and bench routine provision for
+	// this driver ("iotdb"; "elasticsearch", "opensearch"); none for an
+	// embedded database or one tsbench cannot start.
+	Servers []string
+	// Discard removes what an embedded database keeps between runs (its
+	// file), so that a run of the routine starts from nothing as a server
+	// with a wiped state folder does; nil for servers.
+	Discard func(c *config.Config) error
 	// Footprint, for an embedded database, estimates the bytes a run of
 	// points takes on disk and the space free where they go, so that a run
 	// that cannot fit is refused before it starts; nil for servers.

@@ -48,6 +48,7 @@ func Driver() adapters.Driver {
 		Keys:        Keys(),
 		Can:         adapters.Capabilities{Flush: true, ClearCache: true, Count: true, Answer: true, Version: true, Reconnect: true, ServerMetrics: true},
 		Documents:   true,
+		Servers:     []string{"elasticsearch", "opensearch"},
 		Address:     func(c *config.Config) []string { return baseURLs(c, options(c)) },
 		Check:       check,
 		Claim:       claim,

@@ -51,6 +51,7 @@ func Driver() adapters.Driver {
 		Description: "Apache IoTDB 1.3 / 2.x, tree and table models, session protocol (HOST, PORT)",
 		Wire:        "tablets encoded as IoTDB's Java session sends them (TS_2DIFF, GORILLA, RLE; IoTDB 2.0.6 or newer) with ENABLE_IOTDB_RPC_COMPRESSION=true, the default; plain with false",
 		Can:         adapters.Capabilities{Flush: true, ClearCache: true, Count: true, Answer: true, Version: true, Reconnect: true, MultiWrite: true},
+		Servers:     []string{"iotdb"},
 		Address: func(c *config.Config) []string {
 			var out []string
 			for i, h := range c.Hosts {

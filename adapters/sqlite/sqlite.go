@@ -12,7 +12,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,6 +45,7 @@ func Driver() adapters.Driver {
 		ReconnectRestarts: true,
 		Address:           func(c *config.Config) []string { return []string{Path(c)} },
 		Footprint:         footprint,
+		Discard:           discard,
 		// The instances of a distributed run share the file on purpose.
 		Claim: func(_ context.Context, c *config.Config) (func(), string, error) {
 			release, err := claim(Path(c), c.BenchmarkCluster)
@@ -52,6 +55,19 @@ func Driver() adapters.Driver {
 		Check: check,
 		Open:  open,
 	}
+}
+
+// discard removes the database file and its journal, so that the next run
+// creates it anew: a file that holds the free pages of earlier runs' dropped
+// tables is another starting point than a new one.
+func discard(c *config.Config) error {
+	p := Path(c)
+	for _, f := range []string{p, p + "-wal", p + "-shm", p + "-journal"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("discard the SQLite file: %w", err)
+		}
+	}
+	return nil
 }
 
 func check(c *config.Config) config.Errors {

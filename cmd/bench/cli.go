@@ -116,6 +116,16 @@ type runFlags struct {
 	cpuProfile string
 	// startAt is --start-at: when the measured phase begins.
 	startAt string
+	// annotate marks the record before it is saved (bench routine: the
+	// side, block and position, the server it provisioned).
+	annotate func(*record.Record)
+	// fresh discards an embedded database's file before the run (bench
+	// routine), so that no run inherits the one before.
+	fresh bool
+	// progress, when set, gets the runner's progress lines instead of
+	// stderr (bench routine: its own stderr, while the run's output goes
+	// to the run's log).
+	progress io.Writer
 }
 
 func newRoot(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
@@ -169,7 +179,7 @@ an internal error (a bug in tsbench: please report it).`,
 		},
 	}
 	addRunFlags(run, &rf2)
-	root.AddCommand(run, newShow(stdout, stderr), newReport(stdout, stderr), newList(stdout, stderr), newCompare(stdout, stderr), newVerify(ctx, stdout, stderr), newMerge(stdout, stderr), newClean(ctx, stdout, stderr), newVersion(stdout))
+	root.AddCommand(run, newShow(stdout, stderr), newReport(stdout, stderr), newList(stdout, stderr), newCompare(stdout, stderr), newVerify(ctx, stdout, stderr), newMerge(stdout, stderr), newClean(ctx, stdout, stderr), newVersion(stdout), newServer(ctx, stdout, stderr), newRoutine(ctx, stdout, stderr))
 	return root
 }
 
@@ -335,9 +345,20 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
+	if rf.fresh && drv.Discard != nil {
+		if err := drv.Discard(c); err != nil {
+			return failedError(err)
+		}
+	}
 	opts := runner.Options{Log: stderr, Progress: stderr, Terminal: isTerminal(stderr), StartAt: startAt}
+	if rf.progress != nil {
+		opts.Progress, opts.Terminal = rf.progress, false
+	}
 	res, runErr := runner.Run(ctx, plan, drv, opts)
 	rec := res.Record(l, drv, toolVersion(), rf.label, runErr)
+	if rf.annotate != nil {
+		rf.annotate(rec)
+	}
 	path, saveErr := record.Store{Dir: c.ResultsDir}.Save(rec)
 	if runErr == nil {
 		if err := report.WriteRun(stdout, format, rec); err != nil {

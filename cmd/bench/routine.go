@@ -1,0 +1,384 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/provision"
+	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/routine"
+)
+
+type routineFlags struct {
+	config           string
+	sets, sideSets   []string
+	baseline         string
+	contenders       []string
+	runs             int
+	out              string
+	failAbove        float64
+	aa, keepState    bool
+	build, distGlob  string
+	properties       string
+	paired, dryRun   bool
+	alpha, minEffect float64
+}
+
+func newRoutine(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	var f routineFlags
+	cmd := &cobra.Command{
+		Use:   "routine -c FILE --baseline NAME=SERVER --contender NAME=SERVER... [--runs 6] [--out DIR]",
+		Short: "The weekly routine in one command: two server builds in, a PR report and a gate verdict out",
+		Long: `bench routine runs the weekly regression routine end to end: it makes every
+side's server ready, runs the config on each side in balanced blocks (A B,
+B A, A B, B A, ...: every side the same mean position), each run on a server
+started from a wiped state folder, and writes the PR report, the HTML page
+and its charts, the records and a summary; its exit status is the gate's.
+
+A SERVER is one of:
+  iotdb:VERSION, elasticsearch:VERSION, opensearch:VERSION
+                   a released version, fetched once (as bench server does);
+                   iotdb alone means the scripts' default version
+  DIR              an unpacked distribution (your build)
+  FILE.zip, FILE.tar.gz
+                   an archive of one, unpacked once by its checksum
+  git:PATH@REF     a git checkout and a ref: checked out into a worktree of
+                   its own and built with --build, once per commit; the
+                   distribution is found by --dist-glob (default: IoTDB's
+                   distribution/target/*-all-bin/*-all-bin, then
+                   distribution/target/*-bin/*-bin, then dist). A build that
+                   fails or makes no distribution stops the routine (exit 3)
+                   before anything is measured: never a fallback.
+  external         a server tsbench cannot start: the config's START_COMMAND
+                   and STOP_COMMAND, which see TSBENCH_SIDE=NAME
+  embedded         no server (SQLite, Null): its file is discarded before
+                   each run
+
+Every record says which server it measured (version, the server's own
+build id, commit, a checksum of the distribution's files, the spec) and
+where it ran (side, block, position). Two sides whose distributions hold
+identical files are refused (exit 2) unless --aa declares an A/A; so are
+two sides whose servers report one build after the first block.
+
+The verdict: compare's gate (--fail-above, default 10) on the runs of each
+contender against the baseline, with Welch's test as bench compare does;
+--paired tests each contender run against the baseline run of its block
+instead (on log-ratios: drift both sides share cancels, at the price of
+fewer degrees of freedom; docs/weekly-regression.md has both measured).
+
+Exit status: 0 no regression; 1 a regression beyond --fail-above; 2 bad
+usage or input, or two sides of one build; 3 a side's server could not be
+made, or a run failed (its record is saved); 4 gated rows could not be
+tested.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRoutine(ctx, cmd, f, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.config, "config", "c", "", "config.properties file to run on every side")
+	fl.StringArrayVar(&f.sets, "set", nil, "override a key on every side: --set KEY=VALUE (repeatable)")
+	fl.StringArrayVar(&f.sideSets, "side-set", nil, "override a key on one side: --side-set NAME:KEY=VALUE (repeatable)")
+	fl.StringVar(&f.baseline, "baseline", "", "the baseline: NAME=SERVER, e.g. master=git:../iotdb@master")
+	fl.StringArrayVar(&f.contenders, "contender", nil, "a contender: NAME=SERVER (repeatable)")
+	fl.IntVar(&f.runs, "runs", 6, "runs a side (even: an odd number is rounded up, so that the order is balanced)")
+	fl.StringVar(&f.out, "out", "", "the folder for the report, the charts and the records (default routine-<UTC time>)")
+	fl.Float64Var(&f.failAbove, "fail-above", 10, "gate: exit 1 when a gated row is significantly worse by more than this percentage")
+	fl.Float64Var(&f.alpha, "alpha", compare.DefaultAlpha, "family-wise significance level of the verdicts and the gate")
+	fl.Float64Var(&f.minEffect, "min-effect", 5, "percent: significant changes smaller than this are reported as ~")
+	fl.BoolVar(&f.paired, "paired", false, "test each contender run against the baseline run of its block (compare --paired) instead of Welch's unpaired test")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "make the sides' servers ready (builds included) and print the order of the runs, run nothing")
+	fl.BoolVar(&f.aa, "aa", false, "the sides are one build on purpose (an A/A comparison): do not refuse them")
+	fl.BoolVar(&f.keepState, "keep-state", false, "keep a server's data from run to run (default: wiped before each run)")
+	fl.StringVar(&f.build, "build", "", "the command that builds a git side's distribution, run with sh -c in its worktree")
+	fl.StringVar(&f.distGlob, "dist-glob", "", "where a git side's build leaves its distribution, relative to the worktree")
+	fl.StringVar(&f.properties, "iotdb-properties", "", "extra lines for every IoTDB side's iotdb-system.properties")
+	return cmd
+}
+
+func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout, stderr io.Writer) error {
+	if f.config == "" {
+		return usageError(errors.New("give a config file with -c, e.g. bench routine -c weekly.properties --baseline master=iotdb:2.0.10 --contender pr=DIR"))
+	}
+	if f.baseline == "" || len(f.contenders) == 0 {
+		return usageError(errors.New("give --baseline NAME=SERVER and at least one --contender NAME=SERVER"))
+	}
+	if f.runs < compare.MinRuns {
+		return usageError(fmt.Errorf("--runs=%d: the gate tests %d runs a side or more (valid: an even number ≥ %d)", f.runs, compare.MinRuns, compare.MinRuns+1))
+	}
+	if f.runs%2 == 1 {
+		fmt.Fprintf(stderr, "note: --runs=%d rounded up to %d: blocks in reversed order come in pairs, so that every side has the same mean position\n", f.runs, f.runs+1)
+		f.runs++
+	}
+	opt := compare.Options{Alpha: f.alpha, MinEffect: f.minEffect, MinAbsMS: compare.DefaultMinAbsMS}
+	if err := opt.Check(f.failAbove, true, compare.UntestedFail); err != nil {
+		return usageError(err)
+	}
+	var sides []routine.Side
+	for i, arg := range append([]string{f.baseline}, f.contenders...) {
+		flag := "--contender"
+		if i == 0 {
+			flag = "--baseline"
+		}
+		s, err := routine.ParseSide(flag, arg)
+		if err != nil {
+			return usageError(err)
+		}
+		if slices.ContainsFunc(sides, func(o routine.Side) bool { return o.Name == s.Name }) {
+			return usageError(fmt.Errorf("%s=%s: the name %s is taken by another side (valid: a name a side)", flag, arg, s.Name))
+		}
+		sides = append(sides, s)
+	}
+	perSide := map[string][]string{}
+	for _, ss := range f.sideSets {
+		name, kv, ok := strings.Cut(ss, ":")
+		if !ok || !strings.Contains(kv, "=") || !slices.ContainsFunc(sides, func(s routine.Side) bool { return s.Name == name }) {
+			return usageError(fmt.Errorf("--side-set=%q: give NAME:KEY=VALUE with the NAME of a side", ss))
+		}
+		perSide[name] = append(perSide[name], kv)
+	}
+	out := f.out
+	if out == "" {
+		out = "routine-" + time.Now().UTC().Format("20060102T150405Z")
+	}
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return usageError(err)
+	}
+	results := filepath.Join(out, "results")
+	if recs, _ := (record.Store{Dir: results}).List(); len(recs) > 0 {
+		return usageError(fmt.Errorf("--out=%s holds %d runs of an earlier routine: give another --out (a side must be this routine's runs only)", out, len(recs)))
+	}
+	// The configuration is checked once for every side before anything is
+	// made or started: a bad key fails here, not after a build.
+	base := append(slices.Clone(f.sets), "RESULTS_DIR="+results)
+	var port int
+	var commands map[string]string
+	for _, s := range sides {
+		l, drv, _, err := prepare(f.config, append(slices.Clone(base), perSide[s.Name]...))
+		if err != nil {
+			return err
+		}
+		if err := fitsDriver(s, drv.Name, drv.Servers, drv.Footprint != nil || drv.Discard != nil); err != nil {
+			return usageError(err)
+		}
+		if len(l.Config.Ports) > 0 {
+			port = l.Config.Ports[0]
+		}
+		commands = map[string]string{"START_COMMAND": l.Config.StartCommand, "STOP_COMMAND": l.Config.StopCommand}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return failedError(fmt.Errorf("find the bench binary: %w", err))
+	}
+	if err := os.MkdirAll(filepath.Join(out, "runs"), 0o755); err != nil {
+		return usageError(fmt.Errorf("--out: %w", err))
+	}
+	t0 := time.Now()
+	res := routine.Resolver{Cache: provision.DefaultCache(), Bench: self, Build: routine.Build{Command: f.build, Glob: f.distGlob}, Log: stderr}
+	var resolved []routine.Resolved
+	for _, s := range sides {
+		r, err := res.Resolve(ctx, s)
+		if err != nil {
+			if errors.Is(err, routine.ErrBuild) {
+				return failedError(err)
+			}
+			return usageError(err)
+		}
+		r.Commands = commands
+		resolved = append(resolved, r)
+		id := "no server (embedded)"
+		switch {
+		case r.Record != nil:
+			id = record.Target{DB: string(r.Kind), Server: r.Record}.Identity()
+		case s.Form == routine.External:
+			id = "external: the config's START_COMMAND and STOP_COMMAND"
+		}
+		fmt.Fprintf(stderr, "routine: %s: %s\n", s.Name, strings.TrimPrefix(id, " "))
+	}
+	provisioning := time.Since(t0)
+	if err := routine.CheckBuilds(resolved, f.aa); err != nil {
+		return usageError(err)
+	}
+	if f.dryRun {
+		fmt.Fprintf(stdout, "Routine: %d runs a side in balanced blocks, into %s\n", f.runs, out)
+		for i, sl := range routine.Order(len(resolved), f.runs) {
+			fmt.Fprintf(stdout, "  run %d: side %s (block %d, position %d)\n", i+1, resolved[sl.Side].Name, sl.Block, sl.Position)
+		}
+		return nil
+	}
+	n := 0
+	o := routine.Options{
+		Sides: resolved, Runs: f.runs, AA: f.aa, KeepState: f.keepState,
+		StateDir: filepath.Join(out, "servers"), Port: port, Properties: f.properties, Log: stderr,
+		RunOne: func(ctx context.Context, j routine.Job) error {
+			n++
+			logPath := filepath.Join(out, "runs", fmt.Sprintf("%02d-%s.log", n, j.Label))
+			logf, err := os.Create(logPath)
+			if err != nil {
+				return err
+			}
+			defer logf.Close()
+			sets := slices.Concat(base, perSide[j.Label], j.Sets)
+			rf := runFlags{config: f.config, sets: sets, label: j.Label, format: "text", repeat: 1, annotate: j.Annotate, fresh: j.Fresh,
+				progress: &prefixWriter{w: stderr, prefix: fmt.Sprintf("routine: %s, run %d of %d: ", j.Label, n, f.runs*len(resolved))}}
+			if err := runOnce(ctx, rf, logf, logf); err != nil {
+				return fmt.Errorf("%v (its log: %s)", err, logPath)
+			}
+			return nil
+		},
+		AfterFirstBlock: func() error { return sameBuildsSeen(results, f.aa) },
+	}
+	tm, runErr := routine.Run(ctx, o)
+	if runErr != nil {
+		if errors.Is(runErr, routine.ErrSameBuild) {
+			return usageError(runErr)
+		}
+		return failedError(fmt.Errorf("the routine stopped: %w", runErr))
+	}
+	return routineReport(ctx, f, out, resolved, provisioning, tm, stdout, stderr)
+}
+
+// fitsDriver refuses a server spec the config's database cannot use.
+func fitsDriver(s routine.Side, db string, servers []string, embedded bool) error {
+	switch s.Form {
+	case routine.Embedded:
+		if !embedded && len(servers) > 0 {
+			return fmt.Errorf("side %s is embedded, but DB_SWITCH=%s needs a server (give %s:VERSION, a distribution, git:PATH@REF or external)", s.Name, db, servers[0])
+		}
+	case routine.External:
+	default:
+		if len(servers) == 0 {
+			return fmt.Errorf("side %s=%s: DB_SWITCH=%s has no server to start (give %s=embedded)", s.Name, s.Spec, db, s.Name)
+		}
+		if s.Form == routine.Release && !slices.Contains(servers, string(s.Kind)) {
+			return fmt.Errorf("side %s=%s: DB_SWITCH=%s measures %s, not %s", s.Name, s.Spec, db, strings.Join(servers, " or "), s.Kind)
+		}
+	}
+	return nil
+}
+
+// sameBuildsSeen refuses, after the first block, sides whose servers
+// reported one build (external servers, releases whose files differ only in
+// where they lie), unless the A/A is declared.
+func sameBuildsSeen(results string, aa bool) error {
+	if aa {
+		return nil
+	}
+	recs, _ := record.Store{Dir: results}.List()
+	var names []string
+	var ts []record.Target
+	for _, r := range recs {
+		if r.Routine == nil || slices.Contains(names, r.Routine.Side) {
+			continue
+		}
+		names = append(names, r.Routine.Side)
+		ts = append(ts, r.Target)
+	}
+	if same := compare.IdenticalBuilds(names, ts); len(same) > 0 {
+		return fmt.Errorf("%w: the servers reported it after the first block: %s (declare an A/A with --aa)", routine.ErrSameBuild, strings.Join(same, ", "))
+	}
+	return nil
+}
+
+// routineReport writes the PR report (Markdown), the HTML page and its
+// charts, and the text tables into out, prints the one-screen summary and
+// returns the gate's verdict.
+func routineReport(ctx context.Context, f routineFlags, out string, sides []routine.Resolved, provisioning time.Duration, tm routine.Timing, stdout, stderr io.Writer) error {
+	labels := []string{}
+	for _, s := range sides {
+		labels = append(labels, s.Name)
+	}
+	common := []string{"--results", filepath.Join(out, "results"), "--alpha", strconv.FormatFloat(f.alpha, 'g', -1, 64), "--min-effect", strconv.FormatFloat(f.minEffect, 'g', -1, 64)}
+	if f.paired {
+		common = append(common, "--paired")
+	}
+	run := func(args ...string) (int, string) {
+		var buf bytes.Buffer
+		root := newRoot(ctx, io.Discard, &buf)
+		root.SetArgs(slices.Concat([]string{"compare"}, labels, common, args))
+		err := root.Execute()
+		code := exitOK
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+			buf.WriteString(err.Error() + "\n")
+		} else if err != nil {
+			code = exitUsage
+			buf.WriteString(err.Error() + "\n")
+		}
+		return code, buf.String()
+	}
+	md, html, txt, js := filepath.Join(out, "report.md"), filepath.Join(out, "report.html"), filepath.Join(out, "report.txt"), filepath.Join(out, "report.json")
+	for _, a := range [][]string{
+		{"--layout", "pr", "--format", "markdown", "-o", md},
+		{"--layout", "pr", "--format", "html", "-o", html, "--png", filepath.Join(out, "charts")},
+		{"--format", "json", "-o", js},
+	} {
+		if code, msg := run(a...); code != exitOK {
+			return &exitError{code, fmt.Errorf("write the report: %s", strings.TrimSpace(msg))}
+		}
+	}
+	code, gate := run("--format", "text", "-o", txt, "--fail-above", strconv.FormatFloat(f.failAbove, 'g', -1, 64))
+	// The summary: the servers, where the time went, the verdict, the files.
+	fmt.Fprintf(stdout, "Routine: %s vs %s, %d runs a side in balanced blocks (%s)\n", labels[0], strings.Join(labels[1:], ", "), f.runs, map[bool]string{false: "Welch's test, unpaired", true: "tested in pairs within blocks"}[f.paired])
+	if lead, err := os.ReadFile(md); err == nil {
+		for _, line := range strings.Split(string(lead), "\n") {
+			if strings.HasPrefix(line, "> ") {
+				fmt.Fprintln(stdout, strings.TrimPrefix(line, "> "))
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "Wall time %s: making the servers ready %s, starting/stopping/wiping them %s, the runs %s\n",
+		(provisioning + tm.Total).Round(time.Second), provisioning.Round(time.Second), tm.Servers.Round(time.Second), tm.Runs.Round(time.Second))
+	for _, line := range strings.Split(strings.TrimSpace(gate), "\n") {
+		if line != "" {
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	fmt.Fprintf(stdout, "Report: %s (Markdown, PR layout), %s with charts in %s, %s, %s; records in %s\n", md, html, filepath.Join(out, "charts"), txt, filepath.Join(out, "report.json"), filepath.Join(out, "results"))
+	switch code {
+	case exitOK:
+		return nil
+	case exitRegressed, exitUntested:
+		return &exitError{code, errors.New("the gate did not pass (see above)")}
+	}
+	return &exitError{code, fmt.Errorf("compare: %s", strings.TrimSpace(gate))}
+}
+
+// prefixWriter starts every line written through it with prefix.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+	mid    bool
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	var out []byte
+	for _, c := range b {
+		if !p.mid {
+			out = append(out, p.prefix...)
+			p.mid = true
+		}
+		out = append(out, c)
+		if c == '\n' {
+			p.mid = false
+		}
+	}
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tsbench/tsbench/internal/gittest"
+	"github.com/tsbench/tsbench/record"
+)
+
+// small is the shipped config made quick: the routine's runs are many.
+var small = []string{"routine", "-c", "config.properties", "--set", "LOOP=23", "--set", "INIT_WAIT_TIME=0"}
+
+// TestRoutineEmbedded: the whole routine through the binary on SQLite: an
+// odd --runs rounded up, runs in balanced blocks marked in their records,
+// each on a new database file, the reports written, the summary on
+// stdout, the gate's exit status.
+func TestRoutineEmbedded(t *testing.T) {
+	out := t.TempDir()
+	r := bench(t, append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--runs", "3", "--out", out)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "--runs=3 rounded up to 4") {
+		t.Errorf("no note of the rounding:\n%s", r.stderr)
+	}
+	for _, want := range []string{"Routine: a vs b, 4 runs a side in balanced blocks (Welch's test, unpaired)", "Baseline a measured SQLite", "Contender b measured SQLite", "gate passed", "Wall time"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("summary without %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, want := range []string{"routine: run 1 of 8: side a (block 1, position 1)", "routine: run 2 of 8: side b (block 1, position 2), about", "routine: run 3 of 8: side b (block 2, position 1)"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("progress without %q", want)
+		}
+	}
+	for _, f := range []string{"report.md", "report.html", "report.txt", "report.json", "charts/latency-ingestion.png"} {
+		if info, err := os.Stat(filepath.Join(out, f)); err != nil || info.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if md, _ := os.ReadFile(filepath.Join(out, "report.md")); !strings.Contains(string(md), "PR report: a vs b") {
+		t.Errorf("report.md is not the PR layout:\n%.300s", md)
+	}
+	recs := records(t, filepath.Join(out, "results"))
+	if len(recs) != 8 {
+		t.Fatalf("%d records, want 8", len(recs))
+	}
+	pos := map[string]int{}
+	blocks := map[string]map[int]bool{"a": {}, "b": {}}
+	for _, rec := range recs {
+		if rec.Routine == nil || rec.Routine.Side != rec.Label || rec.Status != record.StatusComplete {
+			t.Fatalf("record %s: %+v %s", rec.ID, rec.Routine, rec.Status)
+		}
+		pos[rec.Label] += rec.Routine.Position
+		blocks[rec.Label][rec.Routine.Block] = true
+	}
+	if pos["a"] != 6 || pos["b"] != 6 || len(blocks["a"]) != 4 || len(blocks["b"]) != 4 {
+		t.Fatalf("positions %v, blocks %v", pos, blocks)
+	}
+	// Each run on a new file: the last run's file is all that is left, and
+	// it holds one run's rows.
+	if _, err := os.Stat(filepath.Join(out, "results", "test.db")); err != nil {
+		t.Fatalf("the database file: %v", err)
+	}
+	again := bench(t, append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--out", out)...)
+	if again.code != 2 || !strings.Contains(again.stderr, "holds 8 runs of an earlier routine") {
+		t.Fatalf("a second routine into the same --out: %d %s", again.code, again.stderr)
+	}
+}
+
+// TestRoutineRefusals: bad input is exit 2, one line, before anything runs.
+func TestRoutineRefusals(t *testing.T) {
+	dist := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"routine", "--baseline", "a=embedded", "--contender", "b=embedded"}, "give a config file with -c"},
+		{append(small, "--contender", "b=embedded"), "give --baseline NAME=SERVER and at least one --contender"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--runs", "2"), "--runs=2: the gate tests 3 runs a side or more"},
+		{append(small, "--baseline", "a=embedded", "--contender", "a=embedded"), "the name a is taken by another side"},
+		{append(small, "--baseline", "a=iotdb:2.0.10", "--contender", "b=embedded"), "DB_SWITCH=SQLite has no server to start"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b="+dist), "DB_SWITCH=SQLite has no server to start"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--side-set", "c:LOOP=5"), "give NAME:KEY=VALUE with the NAME of a side"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--side-set", "b:LOOP=x"), "LOOP"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--fail-above", "-1"), "--fail-above=-1"},
+		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=embedded", "--contender", "b=iotdb"}, "needs a server"},
+		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=iotdb"}, "measures iotdb, not elasticsearch"},
+		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=" + dist, "--contender", "b=iotdb"}, "is not an unpacked IoTDB, Elasticsearch or OpenSearch distribution"},
+	} {
+		out := t.TempDir()
+		args := slicesConcat(tc.args, []string{"--out", out})
+		r := bench(t, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("bench %v: exit %d, stderr %q, want 2 and %q", args, r.code, r.stderr, tc.want)
+		}
+		if recs, _ := (record.Store{Dir: filepath.Join(out, "results")}).List(); len(recs) > 0 {
+			t.Errorf("bench %v ran %d runs", args, len(recs))
+		}
+	}
+}
+
+func slicesConcat(ss ...[]string) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s...)
+	}
+	return out
+}
+
+// TestRoutineGitFailuresAreLoud: a contender whose build fails or makes no
+// distribution stops the routine with exit 3 and a line naming the side
+// and the reason, before any run; two refs of identical files are refused
+// (exit 2) unless --aa. Nothing falls back to a release: no server starts.
+func TestRoutineGitFailuresAreLoud(t *testing.T) {
+	repo := gittest.Init(t, "main")
+	git := func(args ...string) { t.Helper(); gittest.Git(t, repo, args...) }
+	write := func(body string) { t.Helper(); gittest.Write(t, repo, "build.sh", body) }
+	write("mkdir -p dist/lib dist/conf && echo jar > dist/lib/iotdb-server-2.0.10.jar && touch dist/conf/iotdb-system.properties\n")
+	git("add", ".")
+	git("commit", "-qm", "good")
+	git("branch", "good")
+	git("commit", "-q", "--allow-empty", "-m", "same files")
+	git("branch", "same")
+	write("echo 'error: cannot find symbol' >&2; exit 1\n")
+	git("commit", "-qam", "broken")
+	git("branch", "broken")
+	write("echo nothing to build\n")
+	git("commit", "-qam", "empty")
+	git("branch", "empty")
+	cache := t.TempDir()
+	env := []string{"TSBENCH_CACHE=" + cache}
+	routine := func(out string, extra ...string) result {
+		return benchEnv(t, env, slicesConcat([]string{"routine", "-c", "examples/weekly-iotdb.properties", "--build", "sh build.sh", "--out", out, "--baseline", "master=git:" + repo + "@good"}, extra)...)
+	}
+	for ref, want := range map[string]string{
+		"broken": "bench: pr (git:" + repo + "@broken): the server could not be made: the build command failed (exit status 1)",
+		"empty":  "bench: pr (git:" + repo + "@empty): the server could not be made: the build produced no distribution",
+	} {
+		out := t.TempDir()
+		r := routine(out, "--contender", "pr=git:"+repo+"@"+ref)
+		if r.code != 3 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant 3 and %q", ref, r.code, r.stderr, want)
+		}
+		if ref == "broken" && !strings.Contains(r.stderr, "error: cannot find symbol") {
+			t.Errorf("broken: the build's last line is not said:\n%s", r.stderr)
+		}
+		if strings.Contains(r.stderr, "routine: run 1") || strings.Contains(r.stderr, "starting") {
+			t.Errorf("%s: a run or a server started:\n%s", ref, r.stderr)
+		}
+	}
+	out := t.TempDir()
+	r := routine(out, "--contender", "pr=git:"+repo+"@same")
+	if r.code != 2 || !strings.Contains(r.stderr, "two sides are the same build: master and pr (files ") || !strings.Contains(r.stderr, "--aa") {
+		t.Fatalf("identical files: exit %d\n%s", r.code, r.stderr)
+	}
+}

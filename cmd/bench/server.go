@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tsbench/tsbench/adapters/iotdb"
+	"github.com/tsbench/tsbench/provision"
+)
+
+// serverFlags are a provisioned server's, as bench server and the
+// lifecycle commands bench routine writes take them.
+type serverFlags struct {
+	dist, home, properties, spec string
+	port                         int
+}
+
+func newServer(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	var sf serverFlags
+	cmd := &cobra.Command{
+		Use:   "server start|stop|status|wipe|install|where iotdb|elasticsearch|opensearch [VERSION]",
+		Short: "Start, stop or inspect a server on 127.0.0.1 with the scripts the binary carries",
+		Long: `bench server runs the provisioning scripts of the repository's scripts/
+folder, which the binary carries: a single node on 127.0.0.1, from a
+released version (fetched through Maven, once, into TSBENCH_CACHE or
+~/.cache/tsbench) or from your own build (--dist: an unpacked distribution,
+or a .zip / .tar.gz of one).
+
+  bench server start iotdb                  IoTDB 2.0.10 on 127.0.0.1:6667
+  bench server start elasticsearch 7.17.29 --port 9201
+  bench server start iotdb --dist ~/iotdb/distribution/target/…-all-bin/…-all-bin --home /tmp/pr
+  bench server stop iotdb --home /tmp/pr
+  bench server where iotdb 1.3.7             install it and print its folder
+
+--home is the state folder (configuration, data, logs): one per build, so
+two builds never share data. Stop and status need the same --home (and
+--port) as the start. Needs bash, Java 17 and Maven (the scripts say what
+is missing); Elasticsearch runs as the user "tsbench", created if missing.
+
+Exit status: 0 done (status: running); 2 bad usage; 3 the script failed
+(status: not running).`,
+		Args: cobra.RangeArgs(1, 3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			action := args[0]
+			if !slices.Contains(provision.Actions, action) {
+				return usageError(fmt.Errorf("%q is not an action of bench server (valid: start, stop, status, wipe, install, where)", action))
+			}
+			var s provision.Server
+			var err error
+			if sf.spec != "" {
+				if len(args) != 1 {
+					return usageError(fmt.Errorf("--spec %s describes the server: give only the action (bench server %s --spec FILE)", sf.spec, action))
+				}
+				s, err = provision.Load(sf.spec)
+			} else if len(args) < 2 {
+				return usageError(fmt.Errorf("bench server %s: name the server (iotdb, elasticsearch or opensearch)", action))
+			} else {
+				s, err = sf.server(args[1], args[2:])
+			}
+			if err != nil {
+				return usageError(err)
+			}
+			if err := s.Run(ctx, action, stdout, stderr); err != nil {
+				return failedError(err)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&sf.dist, "dist", "", "run this build: an unpacked distribution, or a .zip or .tar.gz of one")
+	f.StringVar(&sf.home, "home", "", "the server's state folder (default: the script's, in the cache folder)")
+	f.IntVar(&sf.port, "port", 0, "Elasticsearch/OpenSearch HTTP port (default 9200; IoTDB is on 6667)")
+	f.StringVar(&sf.spec, "spec", "", "the server as bench routine describes it in a file (instead of its name and the flags above)")
+	f.StringVar(&sf.properties, "properties", "", "IoTDB: extra lines for iotdb-system.properties (newline-separated)")
+	cmd.AddCommand(newServerProbe(stderr))
+	return cmd
+}
+
+// server makes the provision.Server the flags describe.
+func (sf serverFlags) server(kind string, version []string) (provision.Server, error) {
+	k, err := provision.ParseKind(kind)
+	if err != nil {
+		return provision.Server{}, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return provision.Server{}, fmt.Errorf("find the bench binary: %w", err)
+	}
+	s := provision.Server{Kind: k, Home: sf.home, Port: sf.port, Properties: sf.properties, Bench: self}
+	if len(version) == 1 {
+		s.Version = version[0]
+	}
+	if sf.port < 0 || sf.port > 65535 || sf.port != 0 && k == provision.IoTDB {
+		return s, fmt.Errorf("--port=%d: valid: 1-65535, for Elasticsearch and OpenSearch only (IoTDB listens on 6667)", sf.port)
+	}
+	if sf.properties != "" && k != provision.IoTDB {
+		return s, fmt.Errorf("--properties is for IoTDB (its iotdb-system.properties)")
+	}
+	if sf.home != "" {
+		if s.Home, err = filepath.Abs(sf.home); err != nil {
+			return s, err
+		}
+	}
+	if sf.dist != "" {
+		if s.Version != "" {
+			return s, fmt.Errorf("give a VERSION or --dist=%s, not both", sf.dist)
+		}
+		dist := sf.dist
+		if provision.IsArchive(dist) {
+			if dist, _, err = provision.Unpack(dist, provision.DefaultCache()); err != nil {
+				return s, fmt.Errorf("--dist=%s: %w", sf.dist, err)
+			}
+		}
+		found, err := provision.Detect(dist)
+		if err != nil {
+			return s, fmt.Errorf("--dist: %w", err)
+		}
+		if found != k {
+			return s, fmt.Errorf("--dist=%s is a %s distribution, not %s", sf.dist, found, k)
+		}
+		if s.Dist, err = filepath.Abs(dist); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// newServerProbe is the readiness probe scripts/iotdb runs when the binary
+// carries it: a real write and read, not an open port.
+func newServerProbe(stderr io.Writer) *cobra.Command {
+	var addr, user, password, ca string
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "probe iotdb",
+		Short: "Wait until IoTDB accepts a write and returns it (what bench server start waits for)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != "iotdb" {
+				return usageError(fmt.Errorf("bench server probe knows iotdb only (Elasticsearch's script probes with curl)"))
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+			defer cancel()
+			n, err := iotdb.Probe(ctx, addr, user, password, ca)
+			if err != nil {
+				return failedError(fmt.Errorf("within %v: %w", timeout, err))
+			}
+			fmt.Fprintf(stderr, "bench: %s accepted a write and returned it (attempt %d)\n", addr, n)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:6667", "host:port of the DataNode")
+	f.StringVar(&user, "user", "root", "user name")
+	f.StringVar(&password, "password", "root", "password")
+	f.StringVar(&ca, "ca", "", "PEM certificate to trust: connect with TLS")
+	f.DurationVar(&timeout, "timeout", 3*time.Minute, "how long to keep trying")
+	return cmd
+}

@@ -1,0 +1,338 @@
+// Package provision starts and stops the servers tsbench measures, on this
+// machine, with the scripts the bench binary carries (package scripts):
+// IoTDB, Elasticsearch and OpenSearch, from a released version, an unpacked
+// distribution or an archive of one, each with a state folder of its own.
+// It also finds what a distribution is and sums its files, so that a record
+// can say which build it measured.
+package provision
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tsbench/tsbench/scripts"
+)
+
+// Kind is a server tsbench can provision.
+type Kind string
+
+// The kinds, named as their scripts are.
+const (
+	IoTDB         Kind = "iotdb"
+	Elasticsearch Kind = "elasticsearch"
+	OpenSearch    Kind = "opensearch"
+)
+
+// Kinds lists them, for help texts and refusals.
+var Kinds = []Kind{IoTDB, Elasticsearch, OpenSearch}
+
+// ParseKind reads a kind as a user writes it.
+func ParseKind(s string) (Kind, error) {
+	for _, k := range Kinds {
+		if strings.EqualFold(s, string(k)) {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not a server tsbench provisions (valid: iotdb, elasticsearch, opensearch)", s)
+}
+
+// Server is one server on 127.0.0.1, as its script runs it.
+type Server struct {
+	Kind Kind
+	// Version is a released version the script fetches; empty means the
+	// script's default, unless Dist is set.
+	Version string
+	// Dist is an unpacked distribution to run instead: a build of your own.
+	Dist string
+	// Home is the state folder (configuration, data, logs); empty means the
+	// script's default.
+	Home string
+	// Port is Elasticsearch's or OpenSearch's HTTP port (0: 9200). IoTDB
+	// listens on 6667.
+	Port int
+	// Properties are extra lines for IoTDB's iotdb-system.properties.
+	Properties string
+	// Bench is the bench binary that runs the script: IoTDB's start probes
+	// the server with it (bench server probe).
+	Bench string
+	// Cache is tsbench's cache folder (TSBENCH_CACHE, ~/.cache/tsbench).
+	Cache string
+}
+
+// Actions are what a script does.
+var Actions = []string{"start", "stop", "status", "wipe", "install", "where"}
+
+// Run runs the server's script with action, its lines to stdout and stderr.
+func (s Server) Run(ctx context.Context, action string, stdout, stderr io.Writer) error {
+	dir, err := Extract(s.cache())
+	if err != nil {
+		return err
+	}
+	args := []string{filepath.Join(dir, string(s.Kind)), action}
+	if (action == "start" || action == "install" || action == "where") && s.Version != "" && s.Dist == "" {
+		args = append(args, s.Version)
+	}
+	cmd := exec.CommandContext(ctx, "bash", args...)
+	cmd.Env = append(os.Environ(), s.env()...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %w", s.Kind, action, err)
+	}
+	return nil
+}
+
+// Installed is the folder the script unpacked a released version into
+// (installing it first), for the checksum of what a run measured.
+func (s Server) Installed(ctx context.Context, stderr io.Writer) (string, error) {
+	if s.Dist != "" {
+		return s.Dist, nil
+	}
+	dir, err := Extract(s.cache())
+	if err != nil {
+		return "", err
+	}
+	args := []string{filepath.Join(dir, string(s.Kind)), "where"}
+	if s.Version != "" {
+		args = append(args, s.Version)
+	}
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, "bash", args...)
+	cmd.Env = append(os.Environ(), s.env()...)
+	cmd.Stdout, cmd.Stderr = &out, stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("install %s %s: %w", s.Kind, s.Version, err)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// Save writes the server's description to path (JSON, atomically), for
+// SpecCommandLine: bench routine keeps the side that runs now there, so
+// that every side's runs have the same STOP_COMMAND and START_COMMAND (keys
+// of the workload) while each starts its own build.
+func (s Server) Save(path string) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write the server's description: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// Load reads what Save wrote.
+func Load(path string) (Server, error) {
+	var s Server
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, fmt.Errorf("read the server's description: %w", err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("read the server's description %s: %w", path, err)
+	}
+	if _, err := ParseKind(string(s.Kind)); err != nil {
+		return s, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// SpecCommandLine is the shell command that runs action on the server
+// described in the file path (Save) through the bench binary.
+func SpecCommandLine(bench, action, path string) string {
+	return Quote(bench) + " server " + action + " --spec " + Quote(path)
+}
+
+// CommandLine is the shell command that runs action on this server through
+// the bench binary.
+func (s Server) CommandLine(action string) string {
+	parts := []string{s.Bench, "server", action, string(s.Kind)}
+	if s.Version != "" && s.Dist == "" {
+		parts = append(parts, s.Version)
+	}
+	if s.Dist != "" {
+		parts = append(parts, "--dist", s.Dist)
+	}
+	if s.Home != "" {
+		parts = append(parts, "--home", s.Home)
+	}
+	if s.Port != 0 {
+		parts = append(parts, "--port", strconv.Itoa(s.Port))
+	}
+	if s.Properties != "" {
+		parts = append(parts, "--properties", s.Properties)
+	}
+	for i, p := range parts {
+		parts[i] = Quote(p)
+	}
+	return strings.Join(parts, " ")
+}
+
+// Quote makes s one word for a POSIX shell.
+func Quote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func (s Server) cache() string {
+	if s.Cache != "" {
+		return s.Cache
+	}
+	return DefaultCache()
+}
+
+// DefaultCache is TSBENCH_CACHE, or ~/.cache/tsbench as the scripts use.
+func DefaultCache() string {
+	if c := os.Getenv("TSBENCH_CACHE"); c != "" {
+		return c
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "tsbench-cache")
+	}
+	return filepath.Join(home, ".cache", "tsbench")
+}
+
+// env is what the script reads (see the header of each script).
+func (s Server) env() []string {
+	env := []string{"TSBENCH_CACHE=" + s.cache()}
+	if s.Bench != "" {
+		env = append(env, "TSBENCH_BENCH="+s.Bench)
+	}
+	switch s.Kind {
+	case IoTDB:
+		if s.Version != "" {
+			env = append(env, "IOTDB_VERSION="+s.Version)
+		}
+		env = append(env, "IOTDB_DIST="+s.Dist)
+		if s.Home != "" {
+			env = append(env, "IOTDB_HOME_DIR="+s.Home)
+		}
+		if s.Properties != "" {
+			env = append(env, "IOTDB_PROPERTIES="+s.Properties)
+		}
+	default:
+		if s.Version != "" {
+			env = append(env, "ES_VERSION="+s.Version)
+		}
+		env = append(env, "ES_DIST_DIR="+s.Dist)
+		if s.Home != "" {
+			env = append(env, "ES_HOME_DIR="+s.Home)
+		}
+		if s.Port != 0 {
+			env = append(env, "ES_PORT="+strconv.Itoa(s.Port))
+		}
+	}
+	return env
+}
+
+// Extract writes the carried scripts into cache/scripts/<their hash>/ once
+// and returns that folder: the same bytes as the repository's scripts/.
+func Extract(cache string) (string, error) {
+	h := sha256.New()
+	names := []string{"iotdb", "elasticsearch", "opensearch"}
+	files := map[string][]byte{}
+	for _, n := range names {
+		b, err := fs.ReadFile(scripts.Provisioning, n)
+		if err != nil {
+			return "", fmt.Errorf("the binary's script %s: %w", n, err)
+		}
+		files[n] = b
+		fmt.Fprintf(h, "%s %d\n", n, len(b))
+		h.Write(b)
+	}
+	dir := filepath.Join(cache, "scripts", hex.EncodeToString(h.Sum(nil))[:16])
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		return dir, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("write the provisioning scripts: %w", err)
+	}
+	for _, n := range names {
+		tmp := filepath.Join(dir, n+".tmp"+strconv.Itoa(os.Getpid()))
+		if err := os.WriteFile(tmp, files[n], 0o755); err != nil {
+			return "", fmt.Errorf("write the provisioning scripts: %w", err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, n)); err != nil {
+			return "", fmt.Errorf("write the provisioning scripts: %w", err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {
+		return "", fmt.Errorf("write the provisioning scripts: %w", err)
+	}
+	return dir, nil
+}
+
+// Detect says which server an unpacked distribution is, by its files.
+func Detect(dir string) (Kind, error) {
+	is := func(p string) bool { _, err := os.Stat(filepath.Join(dir, p)); return err == nil }
+	jars, _ := filepath.Glob(filepath.Join(dir, "lib", "iotdb-server-*.jar"))
+	switch {
+	case len(jars) > 0 && is("conf"):
+		return IoTDB, nil
+	case is("bin/opensearch") && is("config"):
+		return OpenSearch, nil
+	case is("bin/elasticsearch") && is("config"):
+		return Elasticsearch, nil
+	}
+	return "", fmt.Errorf("%s is not an unpacked IoTDB, Elasticsearch or OpenSearch distribution (IoTDB: lib/iotdb-server-*.jar and conf/; Elasticsearch: bin/elasticsearch and config/; OpenSearch: bin/opensearch and config/)", dir)
+}
+
+// Checksum is sha256 over a distribution's files: every relative path, in
+// order, with its contents (a link: its target). The same build gives the
+// same sum wherever it is unpacked; any changed file changes it.
+func Checksum(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			t, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "L %s %s\n", filepath.ToSlash(rel), t)
+		case d.Type().IsRegular():
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			info, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "F %s %d\n", filepath.ToSlash(rel), info.Size())
+			if _, err := io.Copy(h, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("sum the files of %s: %w", dir, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ErrNoDistribution is a build or an archive that holds no distribution.
+var ErrNoDistribution = errors.New("no distribution")

@@ -1,0 +1,152 @@
+package provision
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExtractIsTheRepositoryScripts: the binary carries the repository's
+// scripts byte for byte, executable.
+func TestExtractIsTheRepositoryScripts(t *testing.T) {
+	dir, err := Extract(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"iotdb", "elasticsearch", "opensearch"} {
+		got, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("..", "scripts", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from scripts/%s", n, n)
+		}
+		if info, _ := os.Stat(filepath.Join(dir, n)); info.Mode()&0o100 == 0 {
+			t.Errorf("%s is not executable", n)
+		}
+	}
+	again, err := Extract(filepath.Dir(filepath.Dir(dir)))
+	if err != nil || again != dir {
+		t.Fatalf("extracted twice: %s, %v", again, err)
+	}
+}
+
+func fakeIoTDB(t *testing.T, dir, setting string) {
+	t.Helper()
+	for name, body := range map[string]string{"lib/iotdb-server-2.0.10.jar": "jar", "conf/iotdb-system.properties": setting, "sbin/start.sh": "#!/bin/sh\n"} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDetectAndChecksum: a distribution is known by its files; the sum is
+// the same wherever it is unpacked and changes with any file.
+func TestDetectAndChecksum(t *testing.T) {
+	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
+	fakeIoTDB(t, a, "x=1\n")
+	fakeIoTDB(t, b, "x=1\n")
+	fakeIoTDB(t, c, "x=2\n")
+	if k, err := Detect(a); err != nil || k != IoTDB {
+		t.Fatalf("detect: %v %v", k, err)
+	}
+	es := t.TempDir()
+	for _, d := range []string{"bin", "config"} {
+		_ = os.MkdirAll(filepath.Join(es, d), 0o755)
+	}
+	_ = os.WriteFile(filepath.Join(es, "bin/opensearch"), nil, 0o755)
+	if k, err := Detect(es); err != nil || k != OpenSearch {
+		t.Fatalf("detect OpenSearch: %v %v", k, err)
+	}
+	if _, err := Detect(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is not an unpacked IoTDB, Elasticsearch or OpenSearch distribution") {
+		t.Fatalf("an empty folder: %v", err)
+	}
+	sa, _ := Checksum(a)
+	sb, _ := Checksum(b)
+	sc, _ := Checksum(c)
+	if sa != sb || sa == sc || len(sa) != 64 {
+		t.Fatalf("sums %s %s %s", sa, sb, sc)
+	}
+}
+
+// TestUnpack: zip and tar.gz archives unpack once by their checksum to the
+// distribution's folder; an entry that leaves the folder is refused.
+func TestUnpack(t *testing.T) {
+	cache := t.TempDir()
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for name, body := range map[string]string{"apache-iotdb-2.0.10-all-bin/lib/iotdb-server-2.0.10.jar": "jar", "apache-iotdb-2.0.10-all-bin/conf/iotdb-system.properties": "x=1\n"} {
+		w, _ := zw.Create(name)
+		_, _ = w.Write([]byte(body))
+	}
+	_ = zw.Close()
+	zp := filepath.Join(t.TempDir(), "iotdb.zip")
+	_ = os.WriteFile(zp, zb.Bytes(), 0o644)
+	dir, sum, err := Unpack(zp, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(dir) != "apache-iotdb-2.0.10-all-bin" || len(sum) != 64 {
+		t.Fatalf("unpacked to %s (%s)", dir, sum)
+	}
+	if k, err := Detect(dir); err != nil || k != IoTDB {
+		t.Fatalf("detect the unpacked zip: %v %v", k, err)
+	}
+	var tb bytes.Buffer
+	gz := gzip.NewWriter(&tb)
+	tw := tar.NewWriter(gz)
+	body := "evil"
+	_ = tw.WriteHeader(&tar.Header{Name: "../../escape", Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+	_, _ = tw.Write([]byte(body))
+	_ = tw.Close()
+	_ = gz.Close()
+	tp := filepath.Join(t.TempDir(), "evil.tar.gz")
+	_ = os.WriteFile(tp, tb.Bytes(), 0o644)
+	if _, _, err := Unpack(tp, cache); err == nil || !strings.Contains(err.Error(), "points outside the archive's folder") {
+		t.Fatalf("a path out of the archive: %v", err)
+	}
+}
+
+// TestCommandLines: the lifecycle commands the routine writes are one word
+// per argument in a shell, and a description file round-trips.
+func TestCommandLines(t *testing.T) {
+	s := Server{Kind: IoTDB, Dist: "/builds/my build", Home: "/state/it's", Bench: "/usr/bin/bench", Properties: "a=1\nb=2"}
+	line := s.CommandLine("start")
+	got, err := exec.Command("sh", "-c", "set -- "+line+`; for a in "$@"; do printf '%s|' "$a"; done`).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "/usr/bin/bench|server|start|iotdb|--dist|/builds/my build|--home|/state/it's|--properties|a=1\nb=2|"
+	if string(got) != want {
+		t.Fatalf("%s\nsplits as %q, want %q", line, got, want)
+	}
+	p := filepath.Join(t.TempDir(), "current.json")
+	if err := s.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(p)
+	if err != nil || back != s {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+	if got := SpecCommandLine("/usr/bin/bench", "stop", p); got != "/usr/bin/bench server stop --spec "+p {
+		t.Fatalf("spec command %s", got)
+	}
+	_ = os.WriteFile(p, []byte(`{"Kind":"mysql"}`), 0o644)
+	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "not a server tsbench provisions") {
+		t.Fatalf("a bad description: %v", err)
+	}
+}

@@ -1,0 +1,252 @@
+// Package routine runs the weekly regression routine end to end: the
+// sides' servers made ready (a release, a distribution, an archive, a git
+// ref built once per commit), the runs of every side in balanced blocks,
+// each on a server of its own with fresh state, every record marked with
+// its side, block and position and the server it measured — and refuses to
+// start when two sides are one build, unless an A/A is declared. The runs
+// and the comparison themselves are the bench command's: they come in as
+// functions, so the routine measures exactly what bench run measures.
+package routine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/provision"
+	"github.com/tsbench/tsbench/record"
+)
+
+// Slot is one run of the routine: which side, in which block, at which
+// position of the block (1-based).
+type Slot struct {
+	Side, Block, Position int
+}
+
+// Order places runs runs of each of n sides in blocks of one run a side,
+// the order reversed every other block (A B, B A, A B, B A, …): over an
+// even number of blocks every side has the same mean position, so a drift
+// over the session (a file that grows, a cache that warms, a disk that
+// fills) lands on every side alike. runs must be even for n > 1.
+func Order(n, runs int) []Slot {
+	var out []Slot
+	for b := 0; b < runs; b++ {
+		for p := 0; p < n; p++ {
+			side := p
+			if b%2 == 1 {
+				side = n - 1 - p
+			}
+			out = append(out, Slot{Side: side, Block: b + 1, Position: p + 1})
+		}
+	}
+	return out
+}
+
+// Job is one run for the bench command to make.
+type Job struct {
+	Side  Resolved
+	Label string
+	// Sets are the keys the routine sets for the run (the server's stop
+	// and start commands, which the lifecycle calls).
+	Sets []string
+	// Fresh asks for an embedded database's state to be discarded first,
+	// so that no run inherits the previous run's file.
+	Fresh bool
+	// Annotate marks the record before it is saved.
+	Annotate func(*record.Record)
+}
+
+// Options are the routine's.
+type Options struct {
+	Sides []Resolved // the baseline first
+	Runs  int        // runs a side, even
+	// AA declares the sides one build on purpose.
+	AA bool
+	// KeepState keeps a server's state folder from run to run (default:
+	// wiped before each run).
+	KeepState bool
+	// StateDir holds the servers' state folders, one a side.
+	StateDir string
+	// Port is the port of an Elasticsearch/OpenSearch server (PORT).
+	Port int
+	// Properties are extra IoTDB server settings for every side.
+	Properties string
+	Log        io.Writer
+	// RunOne makes a run; its error is the run's failure.
+	RunOne func(ctx context.Context, j Job) error
+	// AfterFirstBlock is called once every side has run once: the
+	// caller checks there what only the servers could say (their builds).
+	AfterFirstBlock func() error
+}
+
+// Timing is where the routine's wall time went.
+type Timing struct {
+	Servers time.Duration // starting, stopping and wiping servers between runs
+	Runs    time.Duration // the runs themselves (their own lifecycle steps included)
+	Total   time.Duration
+}
+
+// ErrSameBuild is two sides that resolve to one build without --aa.
+var ErrSameBuild = errors.New("two sides are the same build")
+
+// CheckBuilds refuses sides that resolve to an identical build (the files
+// of their distributions), unless the A/A is declared.
+func CheckBuilds(sides []Resolved, aa bool) error {
+	if aa {
+		return nil
+	}
+	var names []string
+	var ts []record.Target
+	for _, s := range sides {
+		if s.Record == nil {
+			continue
+		}
+		names = append(names, s.Name)
+		ts = append(ts, record.Target{Server: s.Record})
+	}
+	if same := compare.IdenticalBuilds(names, ts); len(same) > 0 {
+		return fmt.Errorf("%w: %s; a comparison of a build with itself would be reported as a PR (declare an A/A with --aa)", ErrSameBuild, strings.Join(same, ", "))
+	}
+	return nil
+}
+
+// Run makes every run of the routine in its order and returns where the
+// time went. It stops at the first run that fails (its record is saved).
+func Run(ctx context.Context, o Options) (tm Timing, err error) {
+	start := time.Now()
+	defer func() { tm.Total = time.Since(start) }()
+	slots := Order(len(o.Sides), o.Runs)
+	var runTime time.Duration
+	for i, sl := range slots {
+		side := o.Sides[sl.Side]
+		left := ""
+		if i > 0 {
+			per := time.Since(start) / time.Duration(i)
+			left = fmt.Sprintf(", about %s left", (per * time.Duration(len(slots)-i)).Round(time.Second))
+		}
+		fmt.Fprintf(o.Log, "routine: run %d of %d: side %s (block %d, position %d)%s\n", i+1, len(slots), side.Name, sl.Block, sl.Position, left)
+		job := Job{Side: side, Label: side.Name, Fresh: !o.KeepState}
+		routine := &record.Routine{Side: side.Name, Block: sl.Block, Position: sl.Position, AA: o.AA}
+		job.Annotate = func(r *record.Record) {
+			r.Routine = routine
+			if side.Record != nil {
+				srv := *side.Record
+				r.Target.Server = &srv
+			}
+		}
+		srv := o.server(side)
+		if srv != nil {
+			// One description file for whichever side runs: the lifecycle
+			// commands, keys of the workload, are then the same on every side.
+			current := filepath.Join(o.StateDir, "current.json")
+			if err := os.MkdirAll(o.StateDir, 0o755); err != nil {
+				return tm, err
+			}
+			if err := srv.Save(current); err != nil {
+				return tm, err
+			}
+			job.Sets = []string{"STOP_COMMAND=" + provision.SpecCommandLine(srv.Bench, "stop", current), "START_COMMAND=" + provision.SpecCommandLine(srv.Bench, "start", current)}
+			t0 := time.Now()
+			err := o.startServer(ctx, *srv)
+			tm.Servers += time.Since(t0)
+			if err != nil {
+				return tm, fmt.Errorf("side %s, run %d of %d: %w", side.Name, i+1, len(slots), err)
+			}
+		} else if side.Form == External {
+			for _, k := range []string{"STOP_COMMAND", "START_COMMAND"} {
+				if c := side.Commands[k]; c != "" {
+					job.Sets = append(job.Sets, k+"=export TSBENCH_SIDE="+provision.Quote(side.Name)+"; "+c)
+				}
+			}
+			t0 := time.Now()
+			err := o.external(ctx, side, "START_COMMAND")
+			tm.Servers += time.Since(t0)
+			if err != nil {
+				return tm, fmt.Errorf("side %s, run %d of %d: %w", side.Name, i+1, len(slots), err)
+			}
+		}
+		t0 := time.Now()
+		runErr := o.RunOne(ctx, job)
+		runTime += time.Since(t0)
+		tm.Runs = runTime
+		t0 = time.Now()
+		var stopErr error
+		switch {
+		case srv != nil:
+			stopErr = srv.Run(context.WithoutCancel(ctx), "stop", o.Log, o.Log)
+		case side.Form == External:
+			stopErr = o.external(context.WithoutCancel(ctx), side, "STOP_COMMAND")
+		}
+		tm.Servers += time.Since(t0)
+		if runErr != nil {
+			return tm, fmt.Errorf("side %s, run %d of %d (block %d): %w", side.Name, i+1, len(slots), sl.Block, runErr)
+		}
+		if stopErr != nil {
+			return tm, fmt.Errorf("side %s, run %d of %d: stop its server: %w", side.Name, i+1, len(slots), stopErr)
+		}
+		if err := ctx.Err(); err != nil {
+			return tm, err
+		}
+		if i == len(o.Sides)-1 && o.AfterFirstBlock != nil {
+			if err := o.AfterFirstBlock(); err != nil {
+				return tm, err
+			}
+		}
+	}
+	return tm, nil
+}
+
+// server is the provisioned server of a side, with its own state folder.
+func (o Options) server(side Resolved) *provision.Server {
+	if side.Server == nil {
+		return nil
+	}
+	s := *side.Server
+	s.Home = filepath.Join(o.StateDir, side.Name)
+	if s.Kind != provision.IoTDB {
+		s.Port = o.Port
+	} else {
+		s.Properties = o.Properties
+	}
+	return &s
+}
+
+// startServer starts a side's server, from fresh state unless kept.
+func (o Options) startServer(ctx context.Context, s provision.Server) error {
+	if !o.KeepState {
+		if err := s.Run(ctx, "wipe", o.Log, o.Log); err != nil {
+			return err
+		}
+	}
+	return s.Run(ctx, "start", o.Log, o.Log)
+}
+
+// external runs the config's START_COMMAND or STOP_COMMAND for a side the
+// routine cannot provision, with TSBENCH_SIDE naming the side.
+func (o Options) external(ctx context.Context, side Resolved, key string) error {
+	cmdline := side.Commands[key]
+	if cmdline == "" {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, "sh", "-c", cmdline)
+	cmd.Env = append(os.Environ(), "TSBENCH_SIDE="+side.Name)
+	cmd.Stdout, cmd.Stderr = o.Log, o.Log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s (%s): %w", key, cmdline, err)
+	}
+	return nil
+}
+
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])[:8]
+}

@@ -1,0 +1,234 @@
+package routine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tsbench/tsbench/internal/gittest"
+	"github.com/tsbench/tsbench/record"
+)
+
+// TestOrderIsBalanced: every side runs once a block, and over the blocks
+// every side has the same mean position (A B, B A, … for two sides; the
+// same reversal for more).
+func TestOrderIsBalanced(t *testing.T) {
+	for _, tc := range []struct{ sides, runs int }{{2, 2}, {2, 6}, {2, 10}, {3, 4}, {4, 6}} {
+		slots := Order(tc.sides, tc.runs)
+		if len(slots) != tc.sides*tc.runs {
+			t.Fatalf("%d sides × %d runs: %d slots", tc.sides, tc.runs, len(slots))
+		}
+		sum := make([]int, tc.sides)
+		for b := 1; b <= tc.runs; b++ {
+			seen := map[int]bool{}
+			for _, s := range slots[(b-1)*tc.sides : b*tc.sides] {
+				if s.Block != b || seen[s.Side] {
+					t.Fatalf("%d sides × %d runs: block %d is %+v", tc.sides, tc.runs, b, slots[(b-1)*tc.sides:b*tc.sides])
+				}
+				seen[s.Side] = true
+				sum[s.Side] += s.Position
+			}
+		}
+		for i := range sum {
+			if sum[i] != sum[0] {
+				t.Fatalf("%d sides × %d runs: position sums %v, want equal", tc.sides, tc.runs, sum)
+			}
+		}
+	}
+	got := ""
+	for _, s := range Order(2, 4) {
+		got += string(rune('A' + s.Side))
+	}
+	if got != "ABBAABBA" {
+		t.Fatalf("order %s, want ABBAABBA", got)
+	}
+}
+
+func TestParseSide(t *testing.T) {
+	dir := t.TempDir()
+	zip := filepath.Join(dir, "d.zip")
+	if err := os.WriteFile(zip, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	txt := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(txt, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		arg  string
+		want Side
+		err  string
+	}{
+		{arg: "master=iotdb:2.0.10", want: Side{Name: "master", Spec: "iotdb:2.0.10", Form: Release, Kind: "iotdb", Version: "2.0.10"}},
+		{arg: "m=opensearch", want: Side{Name: "m", Spec: "opensearch", Form: Release, Kind: "opensearch"}},
+		{arg: "pr=git:../iotdb@pull/2689/head", want: Side{Name: "pr", Spec: "git:../iotdb@pull/2689/head", Form: Git, Path: "../iotdb", Ref: "pull/2689/head"}},
+		{arg: "pr=" + dir, want: Side{Name: "pr", Spec: dir, Form: Dist, Path: dir}},
+		{arg: "pr=" + zip, want: Side{Name: "pr", Spec: zip, Form: Archive, Path: zip}},
+		{arg: "a=embedded", want: Side{Name: "a", Spec: "embedded", Form: Embedded}},
+		{arg: "a=external", want: Side{Name: "a", Spec: "external", Form: External}},
+		{arg: "master", err: "give NAME=SERVER"},
+		{arg: "=iotdb", err: "give NAME=SERVER"},
+		{arg: "a/b=iotdb", err: "path separator"},
+		{arg: "pr=git:../iotdb", err: "git:PATH@REF"},
+		{arg: "pr=/no/such/build", err: "no server spec and no file or folder"},
+		{arg: "pr=" + txt, err: "not a .zip or .tar.gz"},
+		{arg: "pr=mysql:8", err: "no server spec"},
+	} {
+		got, err := ParseSide("--contender", tc.arg)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: error %v, want one with %q", tc.arg, err, tc.err)
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.arg, err)
+		case tc.err == "" && got != tc.want:
+			t.Errorf("%s: %+v, want %+v", tc.arg, got, tc.want)
+		}
+	}
+}
+
+// gitRepo makes a repository whose refs build fake IoTDB distributions:
+// good (a distribution), same (good's files on another commit), broken
+// (the build fails) and empty (the build makes nothing).
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	dir := gittest.Init(t, "main")
+	run := func(args ...string) { t.Helper(); gittest.Git(t, dir, args...) }
+	write := func(name, body string) { t.Helper(); gittest.Write(t, dir, name, body) }
+	write("build.sh", "set -e\nmkdir -p dist/lib dist/conf\necho jar > dist/lib/iotdb-server-2.0.10.jar\ncat setting > dist/conf/iotdb-system.properties\n")
+	write("setting", "wal_mode=ASYNC\n")
+	run("add", ".")
+	run("commit", "-qm", "good")
+	run("branch", "good")
+	run("commit", "-q", "--allow-empty", "-m", "same files")
+	run("branch", "same")
+	write("setting", "wal_mode=SYNC\n")
+	run("commit", "-qam", "slow")
+	run("branch", "slow")
+	write("build.sh", "echo compiling; echo 'error: it does not compile' >&2; exit 1\n")
+	run("commit", "-qam", "broken")
+	run("branch", "broken")
+	write("build.sh", "echo built nothing\n")
+	run("commit", "-qam", "empty")
+	run("branch", "empty")
+	return dir
+}
+
+// TestGitSides: a ref is built once per commit into its own worktree; a
+// build that fails or makes no distribution is ErrBuild with the reason,
+// never a fallback; identical files on two commits are refused unless the
+// A/A is declared.
+func TestGitSides(t *testing.T) {
+	repo := gitRepo(t)
+	r := Resolver{Cache: t.TempDir(), Build: Build{Command: "sh build.sh"}, Log: io.Discard}
+	ctx := context.Background()
+	side := func(ref string) Side {
+		s, err := ParseSide("--contender", ref+"=git:"+repo+"@"+ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	good, err := r.Resolve(ctx, side("good"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if good.Kind != "iotdb" || good.Server == nil || good.Server.Dist == "" || good.Record.Commit == "" || len(good.Record.Checksum) != 64 {
+		t.Fatalf("good: %+v %+v", good.Server, good.Record)
+	}
+	// Built once: a second resolve reuses the distribution even if the
+	// worktree's build script would now fail.
+	if err := os.WriteFile(filepath.Join(filepath.Dir(good.Server.Dist), "build.sh"), []byte("exit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.Resolve(ctx, side("good"))
+	if err != nil || again.Server.Dist != good.Server.Dist || again.Record.Checksum != good.Record.Checksum {
+		t.Fatalf("rebuilt or changed: %v %+v", err, again.Record)
+	}
+	same, err := r.Resolve(ctx, side("same"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := r.Resolve(ctx, side("slow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.Record.Commit == good.Record.Commit || same.Record.Checksum != good.Record.Checksum || slow.Record.Checksum == good.Record.Checksum {
+		t.Fatalf("checksums: good %s same %s slow %s", good.Record.Checksum, same.Record.Checksum, slow.Record.Checksum)
+	}
+	if err := CheckBuilds([]Resolved{good, slow}, false); err != nil {
+		t.Fatalf("two builds refused: %v", err)
+	}
+	err = CheckBuilds([]Resolved{good, same}, false)
+	if !errors.Is(err, ErrSameBuild) || !strings.Contains(err.Error(), "good and same") || !strings.Contains(err.Error(), "--aa") {
+		t.Fatalf("identical builds: %v", err)
+	}
+	if err := CheckBuilds([]Resolved{good, same}, true); err != nil {
+		t.Fatalf("declared A/A refused: %v", err)
+	}
+	for ref, want := range map[string]string{
+		"broken": "the build command failed (exit status 1); its log: ",
+		"empty":  "the build produced no distribution (looked for distribution/target/*-all-bin/*-all-bin",
+	} {
+		_, err := r.Resolve(ctx, side(ref))
+		if !errors.Is(err, ErrBuild) || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), ref+" (git:") {
+			t.Errorf("%s: %v, want ErrBuild with %q", ref, err, want)
+		}
+		if ref == "broken" && !strings.Contains(err.Error(), "error: it does not compile") {
+			t.Errorf("broken: the log's last line is not in %q", err)
+		}
+	}
+	if _, err := r.Resolve(ctx, side("nosuchref")); !errors.Is(err, ErrBuild) || !strings.Contains(err.Error(), `has no commit "nosuchref"`) {
+		t.Errorf("missing ref: %v", err)
+	}
+	noBuild := r
+	noBuild.Build.Command = ""
+	if _, err := noBuild.Resolve(ctx, side("good")); err == nil || errors.Is(err, ErrBuild) || !strings.Contains(err.Error(), "needs --build") {
+		t.Errorf("no build command: %v", err)
+	}
+	wrongGlob := r
+	wrongGlob.Build.Glob = "out/*"
+	if _, err := wrongGlob.Resolve(ctx, side("slow")); !errors.Is(err, ErrBuild) || !strings.Contains(err.Error(), "looked for out/*") {
+		t.Errorf("a glob that finds nothing: %v", err)
+	}
+}
+
+// TestRunMarksRecords: each job's record gets its side, block and position
+// and the server the side resolved to; a failing run stops the routine.
+func TestRunMarksRecords(t *testing.T) {
+	sides := []Resolved{{Side: Side{Name: "a", Form: Embedded}}, {Side: Side{Name: "b", Form: Embedded}, Record: &record.Server{Spec: "x", Checksum: "c"}}}
+	var got []string
+	o := Options{Sides: sides, Runs: 2, Log: io.Discard, RunOne: func(_ context.Context, j Job) error {
+		r := &record.Record{}
+		j.Annotate(r)
+		if !j.Fresh || j.Label != j.Side.Name {
+			t.Errorf("job %+v", j)
+		}
+		s := r.Routine.Side + string(rune('0'+r.Routine.Block)) + string(rune('0'+r.Routine.Position))
+		if (r.Target.Server != nil) != (j.Side.Name == "b") {
+			t.Errorf("%s: server %+v", s, r.Target.Server)
+		}
+		got = append(got, s)
+		return nil
+	}}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, " ") != "a11 b12 b21 a22" {
+		t.Fatalf("runs %v", got)
+	}
+	n := 0
+	o.RunOne = func(context.Context, Job) error {
+		n++
+		if n == 2 {
+			return errors.New("server died")
+		}
+		return nil
+	}
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "side b, run 2 of 4 (block 1): server died") || n != 2 {
+		t.Fatalf("after a failed run: %v, %d runs", err, n)
+	}
+}

@@ -1,0 +1,131 @@
+// Command aabias reads bench compare --format json of an A/A comparison on
+// its standard input and says whether the contender sits on one side of
+// the baseline more often than chance allows: the per-class ratios of a
+// metric (default the median latency), their median, how many lie above
+// and below 1, and the two-sided sign test over the classes. Used by
+// scripts/routine-aa.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/tsbench/tsbench/record"
+)
+
+func main() {
+	metric := flag.String("metric", "50th percentile latency", "the rows to read")
+	label := flag.String("label", "", "the first cell of the Markdown row")
+	records := flag.String("records", "", "measure the drift over the runs in this results folder instead")
+	flag.Parse()
+	if *records != "" {
+		drift(*records, *label)
+		return
+	}
+	var cmp struct {
+		Rows []struct {
+			Metric     string `json:"metric"`
+			Operation  string `json:"operation"`
+			Contenders []struct {
+				Ratio *float64 `json:"ratio"`
+			} `json:"contenders"`
+		} `json:"rows"`
+	}
+	if err := json.NewDecoder(os.Stdin).Decode(&cmp); err != nil {
+		fmt.Fprintf(os.Stderr, "aabias: read the comparison: %v\n", err)
+		os.Exit(2)
+	}
+	var ratios []float64
+	for _, r := range cmp.Rows {
+		if r.Metric != *metric || len(r.Contenders) == 0 || r.Contenders[0].Ratio == nil {
+			continue
+		}
+		if x := *r.Contenders[0].Ratio; x > 0 && !math.IsInf(x, 0) {
+			ratios = append(ratios, x)
+		}
+	}
+	if len(ratios) == 0 {
+		fmt.Fprintf(os.Stderr, "aabias: no %q rows with a ratio\n", *metric)
+		os.Exit(2)
+	}
+	above, below := 0, 0
+	for _, x := range ratios {
+		switch {
+		case x > 1:
+			above++
+		case x < 1:
+			below++
+		}
+	}
+	sort.Float64s(ratios)
+	med := ratios[len(ratios)/2]
+	if len(ratios)%2 == 0 {
+		med = (ratios[len(ratios)/2-1] + ratios[len(ratios)/2]) / 2
+	}
+	// Sign test: under no bias each class is above 1 with probability 1/2.
+	n := above + below
+	k := min(above, below)
+	p := 1.0
+	if n > 0 {
+		p = math.Min(1, 2*distuv.Binomial{N: float64(n), P: 0.5}.CDF(float64(k)))
+	}
+	fmt.Printf("| %s | %d | %.3f | %d | %d | %.3g |\n", *label, len(ratios), med, above, below, p)
+}
+
+// drift prints a Markdown row: the runs' slowness in start order and its
+// slope in percent a run.
+func drift(dir, label string) {
+	recs, errs := record.Store{Dir: dir}.List()
+	if len(errs) > 0 || len(recs) < 2 {
+		fmt.Fprintf(os.Stderr, "aabias: %s: %d runs, %v\n", dir, len(recs), errs)
+		os.Exit(2)
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].StartedAt.Before(recs[j].StartedAt) })
+	per := make([]map[string]float64, len(recs))
+	sum := map[string]float64{}
+	count := map[string]int{}
+	for i, r := range recs {
+		per[i] = map[string]float64{}
+		for pi := range r.Phases {
+			p := &r.Phases[pi]
+			for _, op := range p.Operations {
+				if v := op.Percentile(50); v > 0 {
+					k := p.Group() + "/" + op.Operation
+					per[i][k] = v
+					sum[k] += math.Log(v)
+					count[k]++
+				}
+			}
+		}
+	}
+	var slow []float64
+	var cells []string
+	for i := range recs {
+		s, n := 0.0, 0
+		for k, v := range per[i] {
+			if count[k] == len(recs) {
+				s += math.Log(v) - sum[k]/float64(count[k])
+				n++
+			}
+		}
+		x := math.Exp(s / float64(max(n, 1)))
+		slow = append(slow, x)
+		cells = append(cells, fmt.Sprintf("%s %.2f", recs[i].Label, x))
+	}
+	// Least squares through (i, log slowness): percent a run.
+	var sx, sy, sxx, sxy float64
+	for i, x := range slow {
+		fi, ly := float64(i), math.Log(x)
+		sx, sy, sxx, sxy = sx+fi, sy+ly, sxx+fi*fi, sxy+fi*ly
+	}
+	n := float64(len(slow))
+	b := (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	fmt.Printf("| %s | %+.2f%% a run | %s |\n", label, 100*(math.Exp(b)-1), strings.Join(cells, ", "))
+}

@@ -197,6 +197,19 @@ func (s Server) cache() string {
 	return DefaultCache()
 }
 
+// StateFolder is where a server's state folder named name goes when its
+// caller would put it under dir: there, except for Elasticsearch and
+// OpenSearch run as root, whose node runs as its own user and cannot enter
+// root's home (/root/...): theirs go under /var/lib/tsbench, as the
+// script's own default does.
+func StateFolder(k Kind, dir, name string) string {
+	if k != IoTDB && os.Geteuid() == 0 {
+		h := sha256.Sum256([]byte(dir))
+		return filepath.Join("/var/lib/tsbench", "routine-"+hex.EncodeToString(h[:])[:12], name)
+	}
+	return filepath.Join(dir, name)
+}
+
 // DefaultCache is TSBENCH_CACHE, or ~/.cache/tsbench as the scripts use.
 func DefaultCache() string {
 	if c := os.Getenv("TSBENCH_CACHE"); c != "" {

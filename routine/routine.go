@@ -211,7 +211,7 @@ func (o Options) server(side Resolved) *provision.Server {
 		return nil
 	}
 	s := *side.Server
-	s.Home = filepath.Join(o.StateDir, side.Name)
+	s.Home = provision.StateFolder(s.Kind, o.StateDir, side.Name)
 	if s.Kind != provision.IoTDB {
 		s.Port = o.Port
 	} else {

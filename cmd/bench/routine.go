@@ -165,7 +165,7 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 	// made or started: a bad key fails here, not after a build.
 	base := append(slices.Clone(f.sets), "RESULTS_DIR="+results)
 	var port int
-	var commands map[string]string
+	commands := map[string]map[string]string{}
 	for _, s := range sides {
 		l, drv, _, err := prepare(f.config, append(slices.Clone(base), perSide[s.Name]...))
 		if err != nil {
@@ -177,7 +177,7 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 		if len(l.Config.Ports) > 0 {
 			port = l.Config.Ports[0]
 		}
-		commands = map[string]string{"START_COMMAND": l.Config.StartCommand, "STOP_COMMAND": l.Config.StopCommand}
+		commands[s.Name] = map[string]string{"START_COMMAND": l.Config.StartCommand, "STOP_COMMAND": l.Config.StopCommand}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -197,7 +197,7 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 			}
 			return usageError(err)
 		}
-		r.Commands = commands
+		r.Commands = commands[s.Name]
 		resolved = append(resolved, r)
 		id := "no server (embedded)"
 		switch {
@@ -341,8 +341,10 @@ func routineReport(ctx context.Context, f routineFlags, out string, sides []rout
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "Wall time %s: making the servers ready %s, starting/stopping/wiping them %s, the runs %s\n",
-		(provisioning + tm.Total).Round(time.Second), provisioning.Round(time.Second), tm.Servers.Round(time.Second), tm.Runs.Round(time.Second))
+	measured, lifecycle, setup := runTimes(filepath.Join(out, "results"))
+	fmt.Fprintf(stdout, "Wall time %s: making the servers ready %s, starting/stopping/wiping them around the runs %s, the runs %s (measured phases %s, lifecycle steps %s, setup and verify %s)\n",
+		(provisioning + tm.Total).Round(time.Second), provisioning.Round(time.Second), tm.Servers.Round(time.Second), tm.Runs.Round(time.Second),
+		measured.Round(time.Second), lifecycle.Round(time.Second), setup.Round(time.Second))
 	for _, line := range strings.Split(strings.TrimSpace(gate), "\n") {
 		if line != "" {
 			fmt.Fprintln(stdout, line)
@@ -356,6 +358,27 @@ func routineReport(ctx context.Context, f routineFlags, out string, sides []rout
 		return &exitError{code, errors.New("the gate did not pass (see above)")}
 	}
 	return &exitError{code, fmt.Errorf("compare: %s", strings.TrimSpace(gate))}
+}
+
+// runTimes sums what the routine's runs spent: their measured phases, their
+// lifecycle steps (flush, stop, drop caches, start, reconnect, clear cache)
+// and the other steps (cleanup, schema, verify).
+func runTimes(results string) (measured, lifecycle, setup time.Duration) {
+	recs, _ := record.Store{Dir: results}.List()
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	for _, r := range recs {
+		for _, p := range r.Phases {
+			measured += sec(p.Seconds)
+		}
+		for _, st := range r.Steps {
+			if st.Phase != "" {
+				lifecycle += sec(st.Seconds)
+			} else {
+				setup += sec(st.Seconds)
+			}
+		}
+	}
+	return measured, lifecycle, setup
 }
 
 // prefixWriter starts every line written through it with prefix.

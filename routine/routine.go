@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,17 +33,27 @@ type Slot struct {
 	Side, Block, Position int
 }
 
-// Order places runs runs of each of n sides in blocks of one run a side,
-// the order reversed every other block (A B, B A, A B, B A, …): over an
-// even number of blocks every side has the same mean position, so a drift
+// Order places runs runs of each of n sides in blocks of one run a side.
+// Blocks come in pairs, one in the sides' order and one reversed (A B, B A),
+// so that over the pairs every side has the same mean position: a drift
 // over the session (a file that grows, a cache that warms, a disk that
-// fills) lands on every side alike. runs must be even for n > 1.
-func Order(n, runs int) []Slot {
+// fills) lands on every side alike. Which block of a pair comes first is
+// drawn from seed: in a fixed A B B A rhythm a load on the machine that
+// comes back every two blocks (another benchmark's cycle) always meets the
+// same side, and that side is then slower in an A/A comparison. runs must
+// be even for n > 1.
+func Order(n, runs int, seed uint64) []Slot {
+	rng := rand.New(rand.NewPCG(seed, 0x7473626e))
 	var out []Slot
+	flip := false
 	for b := 0; b < runs; b++ {
+		if b%2 == 0 {
+			flip = rng.IntN(2) == 1
+		}
+		reversed := (b%2 == 1) != flip
 		for p := 0; p < n; p++ {
 			side := p
-			if b%2 == 1 {
+			if reversed {
 				side = n - 1 - p
 			}
 			out = append(out, Slot{Side: side, Block: b + 1, Position: p + 1})
@@ -69,6 +80,8 @@ type Job struct {
 type Options struct {
 	Sides []Resolved // the baseline first
 	Runs  int        // runs a side, even
+	// Seed draws which block of each pair comes first (Order).
+	Seed uint64
 	// AA declares the sides one build on purpose.
 	AA bool
 	// KeepState keeps a server's state folder from run to run (default:
@@ -124,7 +137,7 @@ func CheckBuilds(sides []Resolved, aa bool) error {
 func Run(ctx context.Context, o Options) (tm Timing, err error) {
 	start := time.Now()
 	defer func() { tm.Total = time.Since(start) }()
-	slots := Order(len(o.Sides), o.Runs)
+	slots := Order(len(o.Sides), o.Runs, o.Seed)
 	var runTime time.Duration
 	for i, sl := range slots {
 		side := o.Sides[sl.Side]

@@ -13,12 +13,12 @@ import (
 	"github.com/tsbench/tsbench/record"
 )
 
-// TestOrderIsBalanced: every side runs once a block, and over the blocks
-// every side has the same mean position (A B, B A, … for two sides; the
-// same reversal for more).
+// TestOrderIsBalanced: every side runs once a block; each pair of blocks
+// holds the sides' order and its reverse, so every side has the same mean
+// position; the seed decides which comes first, the same seed the same way.
 func TestOrderIsBalanced(t *testing.T) {
 	for _, tc := range []struct{ sides, runs int }{{2, 2}, {2, 6}, {2, 10}, {3, 4}, {4, 6}} {
-		slots := Order(tc.sides, tc.runs)
+		slots := Order(tc.sides, tc.runs, 7)
 		if len(slots) != tc.sides*tc.runs {
 			t.Fatalf("%d sides × %d runs: %d slots", tc.sides, tc.runs, len(slots))
 		}
@@ -32,6 +32,13 @@ func TestOrderIsBalanced(t *testing.T) {
 				seen[s.Side] = true
 				sum[s.Side] += s.Position
 			}
+			if b%2 == 0 {
+				for p := 0; p < tc.sides; p++ {
+					if first, second := slots[(b-2)*tc.sides+p], slots[b*tc.sides-1-p]; first.Side != second.Side {
+						t.Fatalf("%d sides: blocks %d and %d are not each other's reverse", tc.sides, b-1, b)
+					}
+				}
+			}
 		}
 		for i := range sum {
 			if sum[i] != sum[0] {
@@ -39,12 +46,26 @@ func TestOrderIsBalanced(t *testing.T) {
 			}
 		}
 	}
-	got := ""
-	for _, s := range Order(2, 4) {
-		got += string(rune('A' + s.Side))
+	order := func(seed uint64) string {
+		s := ""
+		for _, sl := range Order(2, 20, seed) {
+			s += string(rune('A' + sl.Side))
+		}
+		return s
 	}
-	if got != "ABBAABBA" {
-		t.Fatalf("order %s, want ABBAABBA", got)
+	if order(1) != order(1) {
+		t.Fatal("one seed, two orders")
+	}
+	// Not the fixed rhythm: across seeds and pairs both ways come first.
+	seen := map[string]bool{}
+	for seed := uint64(0); seed < 8; seed++ {
+		o := order(seed)
+		for i := 0; i < len(o); i += 4 {
+			seen[o[i:i+4]] = true
+		}
+	}
+	if !seen["ABBA"] || !seen["BAAB"] || len(seen) != 2 {
+		t.Fatalf("pairs of blocks seen: %v, want ABBA and BAAB", seen)
 	}
 }
 
@@ -217,8 +238,12 @@ func TestRunMarksRecords(t *testing.T) {
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(got, " ") != "a11 b12 b21 a22" {
-		t.Fatalf("runs %v", got)
+	var want []string
+	for _, sl := range Order(2, 2, 0) {
+		want = append(want, sides[sl.Side].Name+string(rune('0'+sl.Block))+string(rune('0'+sl.Position)))
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("runs %v, want %v", got, want)
 	}
 	n := 0
 	o.RunOne = func(context.Context, Job) error {
@@ -228,7 +253,7 @@ func TestRunMarksRecords(t *testing.T) {
 		}
 		return nil
 	}
-	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "side b, run 2 of 4 (block 1): server died") || n != 2 {
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "run 2 of 4 (block 1): server died") || n != 2 {
 		t.Fatalf("after a failed run: %v, %d runs", err, n)
 	}
 }

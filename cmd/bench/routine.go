@@ -27,6 +27,7 @@ type routineFlags struct {
 	baseline         string
 	contenders       []string
 	runs             int
+	seed             uint64
 	out              string
 	failAbove        float64
 	aa, keepState    bool
@@ -93,6 +94,7 @@ tested.`,
 	fl.StringArrayVar(&f.sideSets, "side-set", nil, "override a key on one side: --side-set NAME:KEY=VALUE (repeatable)")
 	fl.StringVar(&f.baseline, "baseline", "", "the baseline: NAME=SERVER, e.g. master=git:../iotdb@master")
 	fl.StringArrayVar(&f.contenders, "contender", nil, "a contender: NAME=SERVER (repeatable)")
+	fl.Uint64Var(&f.seed, "order-seed", 0, "draws which block of each pair of blocks comes first (default: from the clock, printed; give it to repeat an order)")
 	fl.IntVar(&f.runs, "runs", 6, "runs a side (even: an odd number is rounded up, so that the order is balanced)")
 	fl.StringVar(&f.out, "out", "", "the folder for the report, the charts and the records (default routine-<UTC time>)")
 	fl.Float64Var(&f.failAbove, "fail-above", 10, "gate: exit 1 when a gated row is significantly worse by more than this percentage")
@@ -148,6 +150,9 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 			return usageError(fmt.Errorf("--side-set=%q: give NAME:KEY=VALUE with the NAME of a side", ss))
 		}
 		perSide[name] = append(perSide[name], kv)
+	}
+	if !cmd.Flags().Changed("order-seed") {
+		f.seed = uint64(time.Now().UnixNano())
 	}
 	out := f.out
 	if out == "" {
@@ -213,15 +218,15 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 		return usageError(err)
 	}
 	if f.dryRun {
-		fmt.Fprintf(stdout, "Routine: %d runs a side in balanced blocks, into %s\n", f.runs, out)
-		for i, sl := range routine.Order(len(resolved), f.runs) {
+		fmt.Fprintf(stdout, "Routine: %d runs a side in balanced blocks (--order-seed %d), into %s\n", f.runs, f.seed, out)
+		for i, sl := range routine.Order(len(resolved), f.runs, f.seed) {
 			fmt.Fprintf(stdout, "  run %d: side %s (block %d, position %d)\n", i+1, resolved[sl.Side].Name, sl.Block, sl.Position)
 		}
 		return nil
 	}
 	n := 0
 	o := routine.Options{
-		Sides: resolved, Runs: f.runs, AA: f.aa, KeepState: f.keepState,
+		Sides: resolved, Runs: f.runs, Seed: f.seed, AA: f.aa, KeepState: f.keepState,
 		StateDir: filepath.Join(out, "servers"), Port: port, Properties: f.properties, Log: stderr,
 		RunOne: func(ctx context.Context, j routine.Job) error {
 			n++
@@ -241,6 +246,7 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 		},
 		AfterFirstBlock: func() error { return sameBuildsSeen(results, f.aa) },
 	}
+	fmt.Fprintf(stderr, "routine: %d runs a side, the order drawn with --order-seed %d\n", f.runs, f.seed)
 	tm, runErr := routine.Run(ctx, o)
 	if runErr != nil {
 		if errors.Is(runErr, routine.ErrSameBuild) {

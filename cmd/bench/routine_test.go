@@ -31,7 +31,7 @@ func TestRoutineEmbedded(t *testing.T) {
 			t.Errorf("summary without %q:\n%s", want, r.stdout)
 		}
 	}
-	for _, want := range []string{"routine: run 1 of 8: side a (block 1, position 1)", "routine: run 2 of 8: side b (block 1, position 2), about", "routine: run 3 of 8: side b (block 2, position 1)"} {
+	for _, want := range []string{"routine: 4 runs a side, the order drawn with --order-seed ", "routine: run 1 of 8: side ", "(block 1, position 1)", "routine: run 2 of 8: side ", "(block 1, position 2), about", "(block 2, position 1)"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("progress without %q", want)
 		}

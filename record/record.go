@@ -139,6 +139,8 @@ type Routine struct {
 	Position int    `json:"position"`
 	// AA says the sides were declared the same build on purpose (--aa).
 	AA bool `json:"aa,omitempty"`
+	// Seed drew the order of the blocks (--order-seed).
+	Seed uint64 `json:"order_seed,omitempty"`
 }
 
 // Identity is the one line a report prints of the server a run measured.

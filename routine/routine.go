@@ -148,7 +148,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		}
 		fmt.Fprintf(o.Log, "routine: run %d of %d: side %s (block %d, position %d)%s\n", i+1, len(slots), side.Name, sl.Block, sl.Position, left)
 		job := Job{Side: side, Label: side.Name, Fresh: !o.KeepState}
-		routine := &record.Routine{Side: side.Name, Block: sl.Block, Position: sl.Position, AA: o.AA}
+		routine := &record.Routine{Side: side.Name, Block: sl.Block, Position: sl.Position, AA: o.AA, Seed: o.Seed}
 		job.Annotate = func(r *record.Record) {
 			r.Routine = routine
 			if side.Record != nil {

@@ -32,6 +32,10 @@ type Options struct {
 	// time and then start together. An instance that is ready only after
 	// it stops rather than measure a run that is not simultaneous.
 	StartAt time.Time
+	// Announce writes a line on Progress as each measured phase starts
+	// (bench routine, whose runs' own output goes to a log: the user sees
+	// which round and class runs now).
+	Announce bool
 }
 
 // Step is a lifecycle step's outcome.
@@ -471,6 +475,9 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 		clients[k] = cl
 	}
 	total := int64(c.DataClients) * w.schedule.n
+	if opts.Announce && !opts.Terminal {
+		fmt.Fprintf(opts.Progress, "%s...\n", name)
+	}
 	prog := startProgress(opts, name, total, &done, &points, start, time.Duration(c.LogPrintInterval)*time.Second)
 	// A panic in a client (an adapter's bug) would end the process from
 	// its goroutine with Go's status 2, read as bad usage: it stops the

@@ -352,7 +352,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	}
 	opts := runner.Options{Log: stderr, Progress: stderr, Terminal: isTerminal(stderr), StartAt: startAt}
 	if rf.progress != nil {
-		opts.Progress, opts.Terminal = rf.progress, false
+		opts.Progress, opts.Terminal, opts.Announce = rf.progress, false, true
 	}
 	res, runErr := runner.Run(ctx, plan, drv, opts)
 	rec := res.Record(l, drv, toolVersion(), rf.label, runErr)

@@ -31,7 +31,7 @@ func TestRoutineEmbedded(t *testing.T) {
 			t.Errorf("summary without %q:\n%s", want, r.stdout)
 		}
 	}
-	for _, want := range []string{"routine: 4 runs a side, the order drawn with --order-seed ", "routine: run 1 of 8: side ", "(block 1, position 1)", "routine: run 2 of 8: side ", "(block 1, position 2), about", "(block 2, position 1)"} {
+	for _, want := range []string{"routine: 4 runs a side, the order drawn with --order-seed ", "routine: run 1 of 8: side ", "(block 1, position 1)", "routine: run 2 of 8: side ", "(block 1, position 2), about", "(block 2, position 1)", ", run 8 of 8: main..."} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("progress without %q", want)
 		}

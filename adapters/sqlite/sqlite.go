@@ -62,6 +62,12 @@ func Driver() adapters.Driver {
 // tables is another starting point than a new one.
 func discard(c *config.Config) error {
 	p := Path(c)
+	// Only the run's own file: SQLITE_PATH may name a file of the user's
+	// with other tables in it, which cleanup leaves alone.
+	if rel, err := filepath.Rel(c.ResultsDir, p); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return &config.Error{Key: "SQLITE_PATH", Value: p, Msg: "is outside RESULTS_DIR, so it may hold tables of yours: bench routine does not delete a file it did not make",
+			Valid: "no SQLITE_PATH (the file is then RESULTS_DIR/DB_NAME.db), or --keep-state"}
+	}
 	for _, f := range []string{p, p + "-wal", p + "-shm", p + "-journal"} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("discard the SQLite file: %w", err)

@@ -347,6 +347,10 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	}
 	if rf.fresh && drv.Discard != nil {
 		if err := drv.Discard(c); err != nil {
+			var ce *config.Error
+			if errors.As(err, &ce) {
+				return usageError(err)
+			}
 			return failedError(err)
 		}
 	}

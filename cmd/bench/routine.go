@@ -188,9 +188,6 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 	if err != nil {
 		return failedError(fmt.Errorf("find the bench binary: %w", err))
 	}
-	if err := os.MkdirAll(filepath.Join(out, "runs"), 0o755); err != nil {
-		return usageError(fmt.Errorf("--out: %w", err))
-	}
 	t0 := time.Now()
 	res := routine.Resolver{Cache: provision.DefaultCache(), Bench: self, Build: routine.Build{Command: f.build, Glob: f.distGlob}, Log: stderr}
 	var resolved []routine.Resolved
@@ -224,6 +221,10 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 		}
 		return nil
 	}
+	// Only now, with every side ready: a refusal leaves nothing behind.
+	if err := os.MkdirAll(filepath.Join(out, "runs"), 0o755); err != nil {
+		return usageError(fmt.Errorf("--out: %w", err))
+	}
 	n := 0
 	o := routine.Options{
 		Sides: resolved, Runs: f.runs, Seed: f.seed, AA: f.aa, KeepState: f.keepState,
@@ -240,7 +241,7 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 			rf := runFlags{config: f.config, sets: sets, label: j.Label, format: "text", repeat: 1, annotate: j.Annotate, fresh: j.Fresh,
 				progress: &prefixWriter{w: stderr, prefix: fmt.Sprintf("routine: %s, run %d of %d: ", j.Label, n, f.runs*len(resolved))}}
 			if err := runOnce(ctx, rf, logf, logf); err != nil {
-				return fmt.Errorf("%v (its log: %s)", err, logPath)
+				return fmt.Errorf("%w (its log: %s)", err, logPath)
 			}
 			return nil
 		},
@@ -249,7 +250,8 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 	fmt.Fprintf(stderr, "routine: %d runs a side, the order drawn with --order-seed %d\n", f.runs, f.seed)
 	tm, runErr := routine.Run(ctx, o)
 	if runErr != nil {
-		if errors.Is(runErr, routine.ErrSameBuild) {
+		var ee *exitError
+		if errors.Is(runErr, routine.ErrSameBuild) || errors.As(runErr, &ee) && ee.code == exitUsage {
 			return usageError(runErr)
 		}
 		return failedError(fmt.Errorf("the routine stopped: %w", runErr))

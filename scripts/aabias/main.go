@@ -18,13 +18,19 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/routine"
 )
 
 func main() {
 	metric := flag.String("metric", "50th percentile latency", "the rows to read")
 	label := flag.String("label", "", "the first cell of the Markdown row")
 	records := flag.String("records", "", "measure the drift over the runs in this results folder instead")
+	fixed := flag.Int("fixed-seed", 0, "print an --order-seed whose order of this many runs a side is the fixed rhythm A B, B A, A B, B A, …")
 	flag.Parse()
+	if *fixed > 0 {
+		fmt.Println(fixedSeed(*fixed))
+		return
+	}
 	if *records != "" {
 		drift(*records, *label)
 		return
@@ -128,4 +134,26 @@ func drift(dir, label string) {
 	n := float64(len(slow))
 	b := (n*sxy - sx*sy) / (n*sxx - sx*sx)
 	fmt.Printf("| %s | %+.2f%% a run | %s |\n", label, 100*(math.Exp(b)-1), strings.Join(cells, ", "))
+}
+
+// fixedSeed finds a seed for which the routine's drawn order of two sides
+// is the old fixed rhythm: every pair of blocks A B then B A.
+func fixedSeed(runs int) uint64 {
+	for seed := uint64(0); ; seed++ {
+		ok := true
+		for i, sl := range routine.Order(2, runs, seed) {
+			block, pos := i/2, i%2
+			want := pos
+			if block%2 == 1 {
+				want = 1 - pos
+			}
+			if sl.Side != want {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return seed
+		}
+	}
 }

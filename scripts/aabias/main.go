@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/tsbench/tsbench/record"
@@ -133,7 +134,27 @@ func drift(dir, label string) {
 	}
 	n := float64(len(slow))
 	b := (n*sxy - sx*sy) / (n*sxx - sx*sx)
-	fmt.Printf("| %s | %+.2f%% a run | %s |\n", label, 100*(math.Exp(b)-1), strings.Join(cells, ", "))
+	// The run-level test: one value a run, so the classes of a run do not
+	// count as independent samples (the sign test over classes does).
+	by := map[string][]float64{}
+	var labels []string
+	for i, r := range recs {
+		if _, ok := by[r.Label]; !ok {
+			labels = append(labels, r.Label)
+		}
+		by[r.Label] = append(by[r.Label], math.Log(slow[i]))
+	}
+	side := "n/a"
+	if len(labels) == 2 {
+		x, y := by[labels[0]], by[labels[1]]
+		mx, vx := stat.MeanVariance(x, nil)
+		my, vy := stat.MeanVariance(y, nil)
+		se := math.Sqrt(vx/float64(len(x)) + vy/float64(len(y)))
+		df := math.Pow(vx/float64(len(x))+vy/float64(len(y)), 2) / (math.Pow(vx/float64(len(x)), 2)/float64(len(x)-1) + math.Pow(vy/float64(len(y)), 2)/float64(len(y)-1))
+		p := 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs((my-mx)/se))
+		side = fmt.Sprintf("%s/%s %.3f (Welch p=%.2g)", labels[1], labels[0], math.Exp(my-mx), p)
+	}
+	fmt.Printf("| %s | %+.2f%% a run | %s | %s |\n", label, 100*(math.Exp(b)-1), side, strings.Join(cells, ", "))
 }
 
 // fixedSeed finds a seed for which the routine's drawn order of two sides

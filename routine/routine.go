@@ -74,6 +74,8 @@ type Job struct {
 	Fresh bool
 	// Annotate marks the record before it is saved.
 	Annotate func(*record.Record)
+	// Env is added to the run's lifecycle commands' environment.
+	Env []string
 }
 
 // Options are the routine's.
@@ -175,11 +177,9 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 				return tm, fmt.Errorf("side %s, run %d of %d: %w", side.Name, i+1, len(slots), err)
 			}
 		} else if side.Form == External {
-			for _, k := range []string{"STOP_COMMAND", "START_COMMAND"} {
-				if c := side.Commands[k]; c != "" {
-					job.Sets = append(job.Sets, k+"=export TSBENCH_SIDE="+provision.Quote(side.Name)+"; "+c)
-				}
-			}
+			// In the environment, not in the commands: the commands are
+			// keys of the workload, the same on every side.
+			job.Env = []string{"TSBENCH_SIDE=" + side.Name}
 			t0 := time.Now()
 			err := o.external(ctx, side, "START_COMMAND")
 			tm.Servers += time.Since(t0)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ type lifecycle struct {
 	drv *adapters.Driver
 	log io.Writer
 	res *Result
+	env []string // Options.Env
 }
 
 // run performs the steps before round `round` (of variant, if any); it
@@ -54,7 +56,7 @@ func (l *lifecycle) run(ctx context.Context, round int, variant string) bool {
 	}
 	// 1. Flush: the user's command, else the adapter's flush.
 	if c.FlushCommand != "" {
-		if !step("flush", func(ctx context.Context) (string, string, error) { return shell(ctx, c.FlushCommand) }) {
+		if !step("flush", func(ctx context.Context) (string, string, error) { return shell(ctx, c.FlushCommand, l.env) }) {
 			return false
 		}
 	} else if f, ok := l.a.(adapters.Flusher); ok {
@@ -64,14 +66,14 @@ func (l *lifecycle) run(ctx context.Context, round int, variant string) bool {
 	}
 	// 2. Stop.
 	if c.StopCommand != "" {
-		if !step("stop", func(ctx context.Context) (string, string, error) { return shell(ctx, c.StopCommand) }) {
+		if !step("stop", func(ctx context.Context) (string, string, error) { return shell(ctx, c.StopCommand, l.env) }) {
 			return false
 		}
 	}
 	// 3. Drop the OS page cache.
 	if c.DropCachesCommand != "" {
 		if !step("drop caches", func(ctx context.Context) (string, string, error) {
-			out, _, err := shell(ctx, c.DropCachesCommand)
+			out, _, err := shell(ctx, c.DropCachesCommand, l.env)
 			if err != nil && notPermitted(out) {
 				return out, "not permitted here (" + firstLine(out) + ")", nil
 			}
@@ -83,7 +85,7 @@ func (l *lifecycle) run(ctx context.Context, round int, variant string) bool {
 	// 4. Start, then wait until the database answers: the adapter reconnects
 	// (SQLite: closing and reopening its file is its restart).
 	if c.StartCommand != "" {
-		if !step("start", func(ctx context.Context) (string, string, error) { return shell(ctx, c.StartCommand) }) {
+		if !step("start", func(ctx context.Context) (string, string, error) { return shell(ctx, c.StartCommand, l.env) }) {
 			return false
 		}
 	}
@@ -120,10 +122,13 @@ func waitReady(ctx context.Context, r adapters.Reconnecter) error {
 	}
 }
 
-// shell runs a command with sh -c; the result's output is trimmed for the
-// record.
-func shell(ctx context.Context, command string) (string, string, error) {
+// shell runs a command with sh -c, env added to the process's environment;
+// the result's output is trimmed for the record.
+func shell(ctx context.Context, command string, env []string) (string, string, error) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	// Interrupted, the command's whole process group is asked to end
 	// (killing sh alone left a `sleep` holding the output open for the
 	// WaitDelay), and what has not ended half a second later is left.

@@ -32,6 +32,9 @@ type Options struct {
 	// time and then start together. An instance that is ready only after
 	// it stops rather than measure a run that is not simultaneous.
 	StartAt time.Time
+	// Env is added to the environment of the lifecycle's commands (bench
+	// routine: TSBENCH_SIDE, which an external side's commands read).
+	Env []string
 	// Announce writes a line on Progress as each measured phase starts
 	// (bench routine, whose runs' own output goes to a log: the user sees
 	// which round and class runs now).
@@ -146,7 +149,7 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 	}
 
 	w := walker{p: p, a: a, drv: drv, opts: opts, res: res,
-		lc: lifecycle{c: c, a: a, drv: drv, log: opts.Log, res: res}}
+		lc: lifecycle{c: c, a: a, drv: drv, log: opts.Log, res: res, env: opts.Env}}
 	mr, _ := a.(adapters.MetricsReporter)
 	var before []adapters.ServerMetric
 	measuring, started := false, false

@@ -122,6 +122,8 @@ type runFlags struct {
 	// fresh discards an embedded database's file before the run (bench
 	// routine), so that no run inherits the one before.
 	fresh bool
+	// env is added to the lifecycle commands' environment (bench routine).
+	env []string
 	// progress, when set, gets the runner's progress lines instead of
 	// stderr (bench routine: its own stderr, while the run's output goes
 	// to the run's log).
@@ -358,6 +360,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if rf.progress != nil {
 		opts.Progress, opts.Terminal, opts.Announce = rf.progress, false, true
 	}
+	opts.Env = rf.env
 	res, runErr := runner.Run(ctx, plan, drv, opts)
 	rec := res.Record(l, drv, toolVersion(), rf.label, runErr)
 	if rf.annotate != nil {

@@ -238,7 +238,7 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 			}
 			defer logf.Close()
 			sets := slices.Concat(base, perSide[j.Label], j.Sets)
-			rf := runFlags{config: f.config, sets: sets, label: j.Label, format: "text", repeat: 1, annotate: j.Annotate, fresh: j.Fresh,
+			rf := runFlags{config: f.config, sets: sets, label: j.Label, format: "text", repeat: 1, annotate: j.Annotate, fresh: j.Fresh, env: j.Env,
 				progress: &prefixWriter{w: stderr, prefix: fmt.Sprintf("routine: %s, run %d of %d: ", j.Label, n, f.runs*len(resolved))}}
 			if err := runOnce(ctx, rf, logf, logf); err != nil {
 				return fmt.Errorf("%w (its log: %s)", err, logPath)

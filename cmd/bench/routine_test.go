@@ -159,3 +159,35 @@ func TestRoutineGitFailuresAreLoud(t *testing.T) {
 		t.Fatalf("identical files: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestRoutineExternal: a side tsbench cannot provision runs the config's
+// START_COMMAND before each of its runs and STOP_COMMAND after, and the
+// run's own restart uses them too, each seeing TSBENCH_SIDE.
+func TestRoutineExternal(t *testing.T) {
+	out := t.TempDir()
+	calls := filepath.Join(t.TempDir(), "calls")
+	r := bench(t, append(small, "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=2",
+		"--set", "START_COMMAND=echo start $TSBENCH_SIDE >> "+calls, "--set", "STOP_COMMAND=echo stop $TSBENCH_SIDE >> "+calls,
+		"--baseline", "a=external", "--contender", "b=external", "--runs", "4", "--out", out)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		count[line]++
+	}
+	// Per run: the routine's start, the cold round's stop and start, the
+	// routine's stop.
+	for _, want := range []string{"start a", "stop a", "start b", "stop b"} {
+		if count[want] != 8 {
+			t.Errorf("%q %d times, want 8 (4 runs × 2): %v", want, count[want], count)
+		}
+	}
+	if len(count) != 4 {
+		t.Errorf("calls %v", count)
+	}
+}

@@ -21,32 +21,32 @@ func IsArchive(path string) bool {
 
 // Unpack unpacks a distribution archive (.zip, .tar.gz) once into
 // cache/dists/<the archive's sha256>/ and returns the distribution's folder
-// in it (the archive's one top folder, as releases are packed) and the
-// archive's sha256.
-func Unpack(archive, cache string) (dir, sum string, err error) {
+// in it (the archive's one top folder, as releases are packed). What a run
+// measured is summed from the unpacked files (Checksum), as for a folder.
+func Unpack(archive, cache string) (string, error) {
 	f, err := os.Open(archive)
 	if err != nil {
-		return "", "", fmt.Errorf("open the archive: %w", err)
+		return "", fmt.Errorf("open the archive: %w", err)
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return "", "", fmt.Errorf("read %s: %w", archive, err)
+		return "", fmt.Errorf("read %s: %w", archive, err)
 	}
-	sum = hex.EncodeToString(h.Sum(nil))
+	sum := hex.EncodeToString(h.Sum(nil))
 	dest := filepath.Join(cache, "dists", sum[:16])
 	if _, err := os.Stat(filepath.Join(dest, ".complete")); err != nil {
 		if err := os.RemoveAll(dest); err != nil {
-			return "", "", err
+			return "", err
 		}
 		if err := unpack(archive, dest); err != nil {
-			return "", "", fmt.Errorf("unpack %s: %w", archive, err)
+			return "", fmt.Errorf("unpack %s: %w", archive, err)
 		}
 		if err := os.WriteFile(filepath.Join(dest, ".complete"), nil, 0o644); err != nil {
-			return "", "", err
+			return "", err
 		}
 	}
-	return root(dest), sum, nil
+	return root(dest), nil
 }
 
 // root is the distribution inside an unpacked archive: its one folder, when

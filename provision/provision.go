@@ -12,7 +12,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -153,31 +152,6 @@ func Load(path string) (Server, error) {
 // described in the file path (Save) through the bench binary.
 func SpecCommandLine(bench, action, path string) string {
 	return Quote(bench) + " server " + action + " --spec " + Quote(path)
-}
-
-// CommandLine is the shell command that runs action on this server through
-// the bench binary.
-func (s Server) CommandLine(action string) string {
-	parts := []string{s.Bench, "server", action, string(s.Kind)}
-	if s.Version != "" && s.Dist == "" {
-		parts = append(parts, s.Version)
-	}
-	if s.Dist != "" {
-		parts = append(parts, "--dist", s.Dist)
-	}
-	if s.Home != "" {
-		parts = append(parts, "--home", s.Home)
-	}
-	if s.Port != 0 {
-		parts = append(parts, "--port", strconv.Itoa(s.Port))
-	}
-	if s.Properties != "" {
-		parts = append(parts, "--properties", s.Properties)
-	}
-	for i, p := range parts {
-		parts[i] = Quote(p)
-	}
-	return strings.Join(parts, " ")
 }
 
 // Quote makes s one word for a POSIX shell.
@@ -346,6 +320,3 @@ func Checksum(dir string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
-
-// ErrNoDistribution is a build or an archive that holds no distribution.
-var ErrNoDistribution = errors.New("no distribution")

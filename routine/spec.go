@@ -147,7 +147,7 @@ func (r Resolver) Resolve(ctx context.Context, side Side) (Resolved, error) {
 	case Dist:
 		dist = side.Path
 	case Archive:
-		dir, _, err := provision.Unpack(side.Path, r.Cache)
+		dir, err := provision.Unpack(side.Path, r.Cache)
 		if err != nil {
 			return res, fmt.Errorf("%s (%s): %w", side.Name, side.Spec, err)
 		}

@@ -114,7 +114,7 @@ func (sf serverFlags) server(kind string, version []string) (provision.Server, e
 		}
 		dist := sf.dist
 		if provision.IsArchive(dist) {
-			if dist, _, err = provision.Unpack(dist, provision.DefaultCache()); err != nil {
+			if dist, err = provision.Unpack(dist, provision.DefaultCache()); err != nil {
 				return s, fmt.Errorf("--dist=%s: %w", sf.dist, err)
 			}
 		}

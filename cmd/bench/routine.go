@@ -245,7 +245,7 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 			}
 			return nil
 		},
-		AfterFirstBlock: func() error { return sameBuildsSeen(results, f.aa) },
+		AfterFirstBlock: func() error { return sameBuildsSeen(results, sides, f.aa) },
 	}
 	fmt.Fprintf(stderr, "routine: %d runs a side, the order drawn with --order-seed %d\n", f.runs, f.seed)
 	tm, runErr := routine.Run(ctx, o)
@@ -281,19 +281,22 @@ func fitsDriver(s routine.Side, db string, servers []string, embedded bool) erro
 // sameBuildsSeen refuses, after the first block, sides whose servers
 // reported one build (external servers, releases whose files differ only in
 // where they lie), unless the A/A is declared.
-func sameBuildsSeen(results string, aa bool) error {
+func sameBuildsSeen(results string, sides []routine.Side, aa bool) error {
 	if aa {
 		return nil
 	}
 	recs, _ := record.Store{Dir: results}.List()
+	// In the sides' order, the baseline first, as every message names them.
 	var names []string
 	var ts []record.Target
-	for _, r := range recs {
-		if r.Routine == nil || slices.Contains(names, r.Routine.Side) {
-			continue
+	for _, s := range sides {
+		for _, r := range recs {
+			if r.Routine != nil && r.Routine.Side == s.Name {
+				names = append(names, s.Name)
+				ts = append(ts, r.Target)
+				break
+			}
 		}
-		names = append(names, r.Routine.Side)
-		ts = append(ts, r.Target)
 	}
 	if same := compare.IdenticalBuilds(names, ts); len(same) > 0 {
 		return fmt.Errorf("%w: the servers reported it after the first block: %s (declare an A/A with --aa)", routine.ErrSameBuild, strings.Join(same, ", "))

@@ -191,3 +191,32 @@ func TestRoutineExternal(t *testing.T) {
 		t.Errorf("calls %v", count)
 	}
 }
+
+// TestRoutineSameServerAfterFirstBlock: two external sides that are one
+// server (here the test suite's Elasticsearch, whose build_hash both runs
+// record) are refused once the first block has run, exit 2, naming the
+// build; with --aa the same routine goes on.
+func TestRoutineSameServerAfterFirstBlock(t *testing.T) {
+	es := os.Getenv("TSBENCH_ES")
+	if es == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs this test against Elasticsearch: TSBENCH_ES is needed")
+		}
+		t.Skip("needs Elasticsearch: scripts/elasticsearch start, then TSBENCH_ES=127.0.0.1:9200")
+	}
+	host, port, _ := strings.Cut(es, ":")
+	args := []string{"routine", "-c", "examples/elasticsearch.properties", "--set", "HOST=" + host, "--set", "PORT=" + port,
+		"--set", "LOOP=24", "--set", "GROUP_NUMBER=1", "--set", "DEVICE_NUMBER=2", "--set", "DATA_CLIENT_NUMBER=2", "--set", "DB_NAME=tsbench_routine_same", "--baseline", "a=external", "--contender", "b=external", "--runs", "4"}
+	out := t.TempDir()
+	r := bench(t, append(args, "--out", out)...)
+	if r.code != 2 || !strings.Contains(r.stderr, "two sides are the same build: the servers reported it after the first block: a and b (Elasticsearch ") || !strings.Contains(r.stderr, "--aa") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if n := len(records(t, filepath.Join(out, "results"))); n != 2 {
+		t.Fatalf("%d runs before the refusal, want the first block's 2", n)
+	}
+	out = t.TempDir()
+	if r := bench(t, append(args, "--out", out, "--aa")...); r.code != 0 || !strings.Contains(r.stdout, "SAME SERVER BUILD: a and b both measured Elasticsearch ") {
+		t.Fatalf("declared A/A: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -43,9 +43,10 @@ func newRoutine(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 		Use:   "routine -c FILE --baseline NAME=SERVER --contender NAME=SERVER... [--runs 6] [--out DIR]",
 		Short: "The weekly routine in one command: two server builds in, a PR report and a gate verdict out",
 		Long: `bench routine runs the weekly regression routine end to end: it makes every
-side's server ready, runs the config on each side in balanced blocks (A B,
-B A, A B, B A, ...: every side the same mean position), each run on a server
-started from a wiped state folder, and writes the PR report, the HTML page
+side's server ready, runs the config on each side in balanced blocks (one
+run a side; blocks in pairs, one in the sides' order and one reversed, which
+comes first drawn from --order-seed: every side the same mean position),
+each run on a server started from a wiped state folder, and writes the PR report, the HTML page
 and its charts, the records and a summary; its exit status is the gate's.
 
 A SERVER is one of:

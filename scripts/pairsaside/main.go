@@ -21,7 +21,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/internal/headline"
 	"github.com/tsbench/tsbench/record"
 )
 
@@ -42,29 +42,13 @@ func main() {
 		if r.Routine == nil || r.Status != record.StatusComplete || r.Label != base && r.Label != cont {
 			continue
 		}
-		put := func(name string, v float64) {
+		headline.Each(r, func(name, _ string, v float64) {
 			if vals[name] == nil {
 				vals[name] = map[string]map[int]float64{base: {}, cont: {}}
 				order = append(order, name)
 			}
 			vals[name][r.Label][r.Routine.Block] = v
-		}
-		for _, p := range r.Phases {
-			for _, op := range p.Operations {
-				if op.OKOps == 0 || p.Seconds <= 0 {
-					continue
-				}
-				where := p.Group() + " " + op.Operation
-				if op.Operation == config.Ingestion {
-					n := float64(op.OKPoints)
-					if op.OKDocs > 0 {
-						n = float64(op.OKDocs)
-					}
-					put(where+" throughput", n/p.Seconds)
-				}
-				put(where+" median latency", op.Percentile(50))
-			}
-		}
+		})
 	}
 	fmt.Printf("Runs of %s and %s in %s, by block: the spread each test sees (α = 0.05, power 80%%, one row)\n\n", base, cont, os.Args[1])
 	fmt.Println("| figure | blocks | spread within a side (CV) | spread of the ratio between blocks | detectable at 6 runs a side, unpaired / paired | runs a side for 10%, unpaired / paired |")

@@ -22,7 +22,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/internal/headline"
 	"github.com/tsbench/tsbench/record"
 )
 
@@ -56,25 +56,7 @@ func main() {
 			continue
 		}
 		runs++
-		for _, p := range r.Phases {
-			for _, op := range p.Operations {
-				if op.OKOps == 0 || p.Seconds <= 0 {
-					continue
-				}
-				where := op.Operation
-				if p.Name != "main" {
-					where = p.Group() + " " + op.Operation
-				}
-				if op.Operation == config.Ingestion {
-					if op.OKDocs > 0 {
-						add(where+" throughput", "docs/s", float64(op.OKDocs)/p.Seconds)
-					} else {
-						add(where+" throughput", "point/s", float64(op.OKPoints)/p.Seconds)
-					}
-				}
-				add(where+" median latency", "ms", op.Percentile(50))
-			}
-		}
+		headline.Each(r, add)
 	}
 	if runs < 3 {
 		fmt.Fprintf(os.Stderr, "runsaside: %d complete runs labelled %q in %s: need at least 3\n", runs, os.Args[2], os.Args[1])

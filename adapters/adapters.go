@@ -67,7 +67,11 @@ type Counter interface {
 	CountPoints(ctx context.Context, d *generator.Device) (int64, error)
 }
 
-// Answerer returns query results as values, for differential tests.
+// Answerer returns query results as values: for differential tests, and
+// for CHECK_ANSWERS, where it stands in for Query (the same request and
+// decoding, keeping the cells). The cells come in the database's order:
+// queries.Answer.Sort, which the caller runs after the latency is taken,
+// puts them in the model's.
 type Answerer interface {
 	Answer(ctx context.Context, q *queries.Query) (queries.Answer, error)
 }
@@ -263,6 +267,9 @@ func (d Driver) Validate(c *config.Config) config.Errors {
 	if c.DevicesPerWrite > 1 && !d.Can.MultiWrite {
 		// iot-benchmark: "DEVICE_NUM_PER_WRITE is only supported in IoTDB".
 		errs = append(errs, &config.Error{Key: "DEVICE_NUM_PER_WRITE", Value: fmt.Sprint(c.DevicesPerWrite), Msg: fmt.Sprintf("is more than 1, but %s writes one device a request", d.Name), Valid: "1"})
+	}
+	if c.CheckAnswers && !d.Can.Answer {
+		errs = append(errs, &config.Error{Key: "CHECK_ANSWERS", Value: "true", Msg: fmt.Sprintf("%s returns no answers to check (it stores nothing)", d.Name), Valid: "false"})
 	}
 	if c.Verify && !d.Can.Count {
 		errs = append(errs, &config.Error{Key: "VERIFY", Value: "true", Msg: fmt.Sprintf("%s cannot count the points it holds", d.Name), Valid: "false"})

@@ -162,9 +162,13 @@ type Config struct {
 	ResultRowLimit      int64     // RESULT_ROW_LIMIT
 
 	// tsbench additions.
-	ResultsDir   string  // RESULTS_DIR
-	Verify       bool    // VERIFY
-	MaxErrorRate float64 // MAX_ERROR_RATE (percent of operations that may fail before the run is "failed")
+	ResultsDir        string  // RESULTS_DIR
+	Verify            bool    // VERIFY
+	MaxErrorRate      float64 // MAX_ERROR_RATE (percent of operations that may fail before the run is "failed")
+	CheckAnswers      bool    // CHECK_ANSWERS
+	CheckAnswersRatio float64 // CHECK_ANSWERS_RATIO (0 < r ≤ 1)
+	WarmupTimeS       int64   // WARMUP_TIME (seconds)
+	WarmupOperations  int64   // WARMUP_OPERATIONS (per client)
 
 	// Query rounds and lifecycle (tsbench additions).
 	QueryRounds       int    // QUERY_ROUNDS (-1 resolved: 2 with a suite or restart commands, else 0)

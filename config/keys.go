@@ -315,7 +315,7 @@ var operationNames, defaultProportion = func() (string, string) {
 // did the same work.
 var nonWorkload = map[string]bool{
 	"DB_SWITCH": true, "HOST": true, "PORT": true, "USERNAME": true, "PASSWORD": true,
-	"RESULTS_DIR": true, "VERIFY": true, "MAX_ERROR_RATE": true, "LOG_PRINT_INTERVAL": true,
+	"RESULTS_DIR": true, "VERIFY": true, "CHECK_ANSWERS": true, "CHECK_ANSWERS_RATIO": true, "MAX_ERROR_RATE": true, "LOG_PRINT_INTERVAL": true,
 	"WRITE_OPERATION_TIMEOUT_MS": true, "READ_OPERATION_TIMEOUT_MS": true, "INIT_WAIT_TIME": true,
 	"IS_DELETE_DATA": true, "CREATE_SCHEMA": true, "TEST_MAX_TIME": true, "BENCHMARK_WORK_MODE": true,
 }
@@ -454,6 +454,10 @@ func SharedKeys() []Key {
 		longKey("READY_TIMEOUT", GroupRounds, "120000", 1, math.MaxInt32, "≥ 1 ms", "How long to wait for the database to answer after START_COMMAND.", func(c *Config) *int64 { return &c.ReadyTimeoutMS }),
 		floatKey("MAX_ERROR_RATE", GroupTSBench, "0", 0, 100, "0..100 (percent)", "Share of operations, over the whole run, that may fail before the run's status is `failed` (exit status 3): 0 fails a run on its first failed operation, as Rally's --on-error=abort does; 100 never.", func(c *Config) *float64 { return &c.MaxErrorRate }),
 		boolKey("VERIFY", GroupTSBench, "false", "After the run, count the points the database holds per device and compare them with what a complete run of the workload writes (as `bench verify` does); a mismatch makes the exit status 3.", func(c *Config) *bool { return &c.Verify }),
+		boolKey("CHECK_ANSWERS", GroupTSBench, "false", "Check the answer of every query (or CHECK_ANSWERS_RATIO of them) against the model of the workload: devices, sensors, timestamps and values, numbers within a relative 1e-9. The check runs after the query's latency is taken; a wrong answer is a failed operation whose reason names the family, device, sensor and what differs, so it counts in the error rate (MAX_ERROR_RATE) and a run with wrong answers is `failed`. Needs query rounds after an ingest on an emptied database (QUERY_ROUNDS ≥ 1, INGESTION weight > 0, IS_DELETE_DATA=true), one instance, and a database that returns answers (not Null). `bench routine` turns it on unless the configuration says otherwise.", func(c *Config) *bool { return &c.CheckAnswers }),
+		floatKey("CHECK_ANSWERS_RATIO", GroupTSBench, "1", 0, 1, "0 < ratio ≤ 1", "With CHECK_ANSWERS, the share of queries checked, each chosen by QUERY_SEED, the client, the round and the variant, so that both sides of a comparison check the same queries. An unchecked query only counts its points, which costs less than collecting its answer and computing the model's (docs/performance.md).", func(c *Config) *float64 { return &c.CheckAnswersRatio }),
+		longKey("WARMUP_TIME", GroupTSBench, "0", 0, math.MaxInt32, "0 (none) or seconds", "Rally's warmup-time-period: the operations that start in the first N seconds of the ingest phase, iot-benchmark's mixed phase and every query round after the first run as usual but are kept apart (their own Result and Latency rows, the record's `warmup`), never in the phase's figures, compare or the gate. Round 1 follows the restart and cache drop: its first queries are what it measures, so it never has a warm-up. Not with WARMUP_OPERATIONS.", func(c *Config) *int64 { return &c.WarmupTimeS }),
+		longKey("WARMUP_OPERATIONS", GroupTSBench, "0", 0, math.MaxInt32, "0 (none) or ≥ 1", "Rally's warmup-iterations: the phases WARMUP_TIME applies to measure from the moment every client has done N operations of the phase; what started before is warm-up. Must leave each such phase something to measure (fewer than its operations per client). Not with WARMUP_TIME.", func(c *Config) *int64 { return &c.WarmupOperations }),
 	}
 	for i := range ks {
 		ks[i].Workload = !nonWorkload[ks[i].Name] && !ks[i].Secret

@@ -155,6 +155,32 @@ func (g *Generator) Timestamp(d *Device, r int64) int64 {
 	return ts
 }
 
+// RowsBetween is the rows [first, last) whose timestamps can fall in
+// [lo, hi], on any device: row r's timestamp is in [START + r·step,
+// START + (r+1)·step) (irregular timestamps add less than one step), so a
+// reader of a time range need not look at every row. It is empty when no
+// row can be in range.
+func (g *Generator) RowsBetween(lo, hi int64) (first, last int64) {
+	if g.step <= 0 {
+		return 0, g.rows
+	}
+	first = max(floorDiv(lo-g.start, g.step)-1, 0)
+	last = min(floorDiv(hi-g.start, g.step)+1, g.rows)
+	if last < first {
+		return 0, 0
+	}
+	return first, last
+}
+
+// floorDiv is a/b rounded down, for b > 0.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
 func (g *Generator) jitterKey(d *Device) uint64 {
 	return mix(g.seed ^ mix(uint64(d.ID)*0x632be59bd9b4e019^0x1177))
 }

@@ -555,3 +555,23 @@ func TestRound(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsBetween checks that the rows RowsBetween gives hold every row in
+// range, with regular and irregular timestamps, for ranges inside, across
+// and outside the data.
+func TestRowsBetween(t *testing.T) {
+	for _, regular := range []string{"true", "false"} {
+		g := build(t, cfg(t, "IS_REGULAR_FREQUENCY="+regular, "POINT_STEP=7"), 300)
+		d := &g.Schema().Devices[3]
+		start := g.Timestamp(d, 0)
+		for _, r := range [][2]int64{{start, start}, {start - 50, start + 3}, {start + 100, start + 999}, {start + 2000, start + 2100}, {start - 99, start - 9}, {start + 5, start + 5}} {
+			first, last := g.RowsBetween(r[0], r[1])
+			for row := int64(0); row < g.RowsPerDevice(); row++ {
+				ts := g.Timestamp(d, row)
+				if ts >= r[0] && ts <= r[1] && (row < first || row >= last) {
+					t.Errorf("regular=%s, range %v: row %d (ts %d) is in range but outside rows [%d, %d)", regular, r, row, ts, first, last)
+				}
+			}
+		}
+	}
+}

@@ -66,6 +66,18 @@ type Op struct {
 	// Documents and bytes of the successful writes, where the database
 	// counts them (AddVolume).
 	okDocs, okBytes int64
+	// Answers checked against the model (CHECK_ANSWERS), and how many of
+	// them were wrong (each also a failed operation).
+	checked, wrong int64
+}
+
+// CountAnswer adds one answer checked against the model of the workload;
+// a wrong one is also recorded as a failed operation, with its reason.
+func (o *Op) CountAnswer(wrong bool) {
+	o.checked++
+	if wrong {
+		o.wrong++
+	}
 }
 
 // AddVolume adds the documents and bytes of a successful operation, for a
@@ -74,6 +86,9 @@ func (o *Op) AddVolume(docs, bytes int64) {
 	o.okDocs += docs
 	o.okBytes += bytes
 }
+
+// OtherErrors counts the failures whose messages came after the kept few.
+const OtherErrors = "(other errors)"
 
 // maxErrorKinds bounds the distinct failure messages kept per operation, so
 // a server that fails with ever-changing messages cannot grow memory.
@@ -96,7 +111,7 @@ func (o *Op) Record(start time.Time, d time.Duration, points int64, err error) {
 		if _, seen := o.errors[msg]; seen || len(o.errors) < maxErrorKinds {
 			o.errors[msg]++
 		} else {
-			o.errors["(other errors)"]++
+			o.errors[OtherErrors]++
 		}
 		return
 	}
@@ -183,6 +198,10 @@ type Snapshot struct {
 	// wrote, kept by document databases; absent elsewhere.
 	OKDocs  int64 `json:"ok_documents,omitempty"`
 	OKBytes int64 `json:"ok_bytes,omitempty"`
+	// Answers checked against the model of the workload (CHECK_ANSWERS),
+	// and the wrong ones among them, which are also failed operations.
+	AnswersChecked int64 `json:"answers_checked,omitempty"`
+	AnswersWrong   int64 `json:"answers_wrong,omitempty"`
 
 	hist, svcHist *hdrhistogram.Histogram
 }
@@ -192,7 +211,8 @@ func (r *Recorder) Snapshots() []*Snapshot {
 	var out []*Snapshot
 	for _, o := range r.ops {
 		s := &Snapshot{Operation: o.name, OKOps: o.okOps, OKPoints: o.okPoints, FailOps: o.failOps, FailPoints: o.failPt,
-			SumMicros: o.sumMicros, PerSecond: append([]int64(nil), o.perSecond...), OKDocs: o.okDocs, OKBytes: o.okBytes}
+			SumMicros: o.sumMicros, PerSecond: append([]int64(nil), o.perSecond...), OKDocs: o.okDocs, OKBytes: o.okBytes,
+			AnswersChecked: o.checked, AnswersWrong: o.wrong}
 		for msg, n := range o.errors {
 			if s.Errors == nil {
 				s.Errors = map[string]int64{}
@@ -257,6 +277,8 @@ func (m *Snapshot) add(s *Snapshot) {
 	m.OKPoints += s.OKPoints
 	m.OKDocs += s.OKDocs
 	m.OKBytes += s.OKBytes
+	m.AnswersChecked += s.AnswersChecked
+	m.AnswersWrong += s.AnswersWrong
 	m.FailOps += s.FailOps
 	m.FailPoints += s.FailPoints
 	m.SumMicros += s.SumMicros
@@ -337,7 +359,7 @@ func (s *Snapshot) Check() error {
 	}{{"ok_operations", s.OKOps}, {"ok_points", s.OKPoints}, {"failed_operations", s.FailOps}, {"failed_points", s.FailPoints},
 		{"latency_sum_us", s.SumMicros}, {"latency_min_us", s.MinMicros}, {"latency_max_us", s.MaxMicros},
 		{"service_time_sum_us", s.ServiceSumMicros}, {"service_time_min_us", s.ServiceMinMicros}, {"service_time_max_us", s.ServiceMaxMicros},
-		{"ok_documents", s.OKDocs}, {"ok_bytes", s.OKBytes}} {
+		{"ok_documents", s.OKDocs}, {"ok_bytes", s.OKBytes}, {"answers_checked", s.AnswersChecked}, {"answers_wrong", s.AnswersWrong}} {
 		if f.v < 0 {
 			return fmt.Errorf("operation %q has %s %d, less than 0", s.Operation, f.name, f.v)
 		}
@@ -351,6 +373,9 @@ func (s *Snapshot) Check() error {
 		if n < 0 {
 			return fmt.Errorf("operation %q counts error %q %d times, less than 0", s.Operation, msg, n)
 		}
+	}
+	if s.AnswersWrong > s.AnswersChecked || s.AnswersWrong > s.FailOps {
+		return fmt.Errorf("operation %q has %d wrong answers of %d checked and %d failed operations: a wrong answer is a checked, failed operation", s.Operation, s.AnswersWrong, s.AnswersChecked, s.FailOps)
 	}
 	if s.OKOps > 0 && s.MinMicros > s.MaxMicros {
 		return fmt.Errorf("operation %q has a minimum latency (%d µs) above its maximum (%d µs)", s.Operation, s.MinMicros, s.MaxMicros)

@@ -1,9 +1,12 @@
 package queries
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tsbench/tsbench/generator"
 )
@@ -26,15 +29,14 @@ type Answer []Cell
 
 // Sort puts an answer in canonical order.
 func (a Answer) Sort() {
-	sort.Slice(a, func(i, j int) bool {
-		x, y := a[i], a[j]
-		if x.Device != y.Device {
-			return x.Device < y.Device
+	slices.SortFunc(a, func(x, y Cell) int {
+		if c := strings.Compare(x.Device, y.Device); c != 0 {
+			return c
 		}
-		if x.Sensor != y.Sensor {
-			return x.Sensor < y.Sensor
+		if c := strings.Compare(x.Sensor, y.Sensor); c != 0 {
+			return c
 		}
-		return x.Time < y.Time
+		return cmp.Compare(x.Time, y.Time)
 	})
 }
 
@@ -79,91 +81,128 @@ func sameValue(a, b any) bool {
 //   - group-by (Q7 Q11): one cell per device, sensor and window with rows;
 //   - latest point (Q8): each selected sensor of each device's newest row.
 func Expected(g *generator.Generator, q *Query) Answer {
-	var out Answer
-	rows := g.RowsPerDevice()
+	// Only the rows that can be in range are read: timestamps grow with
+	// the row (generator.RowsBetween), and a device's newest point is its
+	// last row.
+	first, last := int64(0), g.RowsPerDevice()
+	switch f := q.Family; {
+	case f == PrecisePoint:
+		first, last = g.RowsBetween(q.Start, q.Start)
+	case f.HasTimeRange():
+		first, last = g.RowsBetween(q.Start, q.End)
+	case f == LatestPoint:
+		first = max(last-1, 0)
+	}
+	if q.Family.IsAggregate() {
+		return expectedAggregates(g, q, first, last)
+	}
+	// Raw rows: their values live in one slab, a row's at vals[at:at+n].
 	type row struct {
-		dev  *generator.Device
-		ts   int64
-		vals []any
+		dev *generator.Device
+		ts  int64
+		at  int
 	}
 	var raw []row
+	var vals []any
+	n := len(q.Sensors)
 	for _, d := range q.Devices {
 		if !d.Written {
 			continue
 		}
-		var devRows []row
-		for r := int64(0); r < rows; r++ {
+		for r := first; r < last; r++ {
 			ts := g.Timestamp(d, r)
 			if !inRange(q, ts) {
 				continue
 			}
-			vals := make([]any, len(q.Sensors))
-			keep := true
-			for i, s := range q.Sensors {
-				vals[i] = g.Value(d, s.Index, r)
-				if q.Family.HasValueFilter() {
-					if n, ok := generator.Number(vals[i]); !ok || !(n > q.ValueBound) {
-						keep = false
-					}
-				}
+			at := len(vals)
+			if vals = appendRow(vals, g, d, q, r); len(vals) == at {
+				continue // the value filter dropped it
 			}
-			if keep {
-				devRows = append(devRows, row{d, ts, vals})
-			}
+			raw = append(raw, row{d, ts, at})
 		}
-		if q.Family == LatestPoint && len(devRows) > 0 {
-			devRows = devRows[len(devRows)-1:]
-		}
-		raw = append(raw, devRows...)
 	}
-	switch {
-	case q.Family.IsAggregate():
-		type key struct {
-			dev    string
-			sensor int
-			window int64
+	if q.Limit >= 0 {
+		sort.SliceStable(raw, func(i, j int) bool {
+			if raw[i].ts != raw[j].ts {
+				if q.Desc() {
+					return raw[i].ts > raw[j].ts
+				}
+				return raw[i].ts < raw[j].ts
+			}
+			return raw[i].dev.Name < raw[j].dev.Name
+		})
+		if int64(len(raw)) > q.Limit {
+			raw = raw[:q.Limit]
 		}
-		acc := map[key]*aggregator{}
-		var order []key
-		for _, r := range raw {
+	}
+	out := make(Answer, 0, len(raw)*n)
+	for _, r := range raw {
+		for i, s := range q.Sensors {
+			out = append(out, Cell{Device: r.dev.Name, Sensor: s.Name, Time: r.ts, Value: normalise(vals[r.at+i])})
+		}
+	}
+	out.Sort()
+	return out
+}
+
+// appendRow appends the selected sensors' values of row r of d, or
+// nothing when the family's value filter drops the row (every selected
+// sensor must exceed the bound).
+func appendRow(vals []any, g *generator.Generator, d *generator.Device, q *Query, r int64) []any {
+	at := len(vals)
+	for _, s := range q.Sensors {
+		v := g.Value(d, s.Index, r)
+		if q.Family.HasValueFilter() {
+			if n, ok := generator.Number(v); !ok || !(n > q.ValueBound) {
+				return vals[:at]
+			}
+		}
+		vals = append(vals, v)
+	}
+	return vals
+}
+
+// expectedAggregates is Expected for the aggregate families: a device's
+// rows come in time order, so its windows do too, and each is summed up
+// as its rows pass, with no row kept.
+func expectedAggregates(g *generator.Generator, q *Query, first, last int64) Answer {
+	var out Answer
+	acc := make([]aggregator, len(q.Sensors))
+	var vals []any
+	for _, d := range q.Devices {
+		if !d.Written {
+			continue
+		}
+		window, open := int64(0), false
+		emit := func() {
+			for i := range acc {
+				if acc[i].n > 0 {
+					out = append(out, Cell{Device: d.Name, Sensor: q.Sensors[i].Name, Time: window, Value: acc[i].result(q.Aggregate)})
+				}
+				acc[i] = aggregator{}
+			}
+		}
+		for r := first; r < last; r++ {
+			ts := g.Timestamp(d, r)
+			if !inRange(q, ts) {
+				continue
+			}
+			if vals = appendRow(vals[:0], g, d, q, r); len(vals) == 0 {
+				continue
+			}
 			w := int64(0)
 			if q.Family.IsGroupBy() {
-				w = q.Start + (r.ts-q.Start)/q.GroupBy*q.GroupBy
+				w = q.Start + (ts-q.Start)/q.GroupBy*q.GroupBy
 			}
-			for i := range q.Sensors {
-				k := key{r.dev.Name, i, w}
-				a, ok := acc[k]
-				if !ok {
-					a = &aggregator{}
-					acc[k] = a
-					order = append(order, k)
-				}
-				a.add(r.vals[i])
+			if open && w != window {
+				emit()
+			}
+			window, open = w, true
+			for i, v := range vals {
+				acc[i].add(v)
 			}
 		}
-		for _, k := range order {
-			out = append(out, Cell{Device: k.dev, Sensor: q.Sensors[k.sensor].Name, Time: k.window, Value: acc[k].result(q.Aggregate)})
-		}
-	default:
-		if q.Limit >= 0 {
-			sort.SliceStable(raw, func(i, j int) bool {
-				if raw[i].ts != raw[j].ts {
-					if q.Desc() {
-						return raw[i].ts > raw[j].ts
-					}
-					return raw[i].ts < raw[j].ts
-				}
-				return raw[i].dev.Name < raw[j].dev.Name
-			})
-			if int64(len(raw)) > q.Limit {
-				raw = raw[:q.Limit]
-			}
-		}
-		for _, r := range raw {
-			for i, s := range q.Sensors {
-				out = append(out, Cell{Device: r.dev.Name, Sensor: s.Name, Time: r.ts, Value: normalise(r.vals[i])})
-			}
-		}
+		emit()
 	}
 	out.Sort()
 	return out
@@ -222,4 +261,118 @@ func (a *aggregator) result(agg string) any {
 		return a.min
 	}
 	return float64(a.n)
+}
+
+// Mismatch says how an answer to q differs from the model's, in words a
+// reader of a failed run can act on ("GROUP_BY d_3 s_7: 4 windows,
+// expected 5 (window 1640995320000 missing)"), or "" when they agree. Both
+// answers are sorted. Numbers agree within Diff's relative tolerance.
+func Mismatch(q *Query, got, want Answer) string {
+	unit := "rows"
+	switch {
+	case q.Family.IsGroupBy():
+		unit = "windows"
+	case q.Family.IsAggregate():
+		unit = "values"
+	case q.Family == LatestPoint:
+		unit = "points"
+	}
+	i, j := 0, 0
+	for i < len(got) || j < len(want) {
+		gi, wj := series(got, i), series(want, j)
+		var gs, ws Answer
+		switch {
+		case j >= len(want) || i < len(got) && before(got[i], want[j]):
+			gs = got[i:gi]
+		case i >= len(got) || before(want[j], got[i]):
+			ws = want[j:wj]
+		default:
+			gs, ws = got[i:gi], want[j:wj]
+		}
+		if m := seriesMismatch(q, unit, gs, ws); m != "" {
+			return m
+		}
+		i += len(gs)
+		j += len(ws)
+	}
+	return ""
+}
+
+// series is the end of the run of cells of got[i]'s device and sensor.
+func series(a Answer, i int) int {
+	k := i
+	for k < len(a) && a[k].Device == a[i].Device && a[k].Sensor == a[i].Sensor {
+		k++
+	}
+	return k
+}
+
+// before orders cells by device, then sensor.
+func before(x, y Cell) bool {
+	if x.Device != y.Device {
+		return x.Device < y.Device
+	}
+	return x.Sensor < y.Sensor
+}
+
+func seriesMismatch(q *Query, unit string, got, want Answer) string {
+	c := got
+	if len(c) == 0 {
+		c = want
+	}
+	name := fmt.Sprintf("%s %s %s", q.Family, c[0].Device, c[0].Sensor)
+	if len(got) != len(want) {
+		m := fmt.Sprintf("%s: %d %s, expected %d", name, len(got), unit, len(want))
+		if t, ok := firstOnlyIn(want, got); ok {
+			return fmt.Sprintf("%s (%s %d missing)", m, strings.TrimSuffix(unit, "s"), t)
+		}
+		if t, ok := firstOnlyIn(got, want); ok {
+			return fmt.Sprintf("%s (%s %d not in the data)", m, strings.TrimSuffix(unit, "s"), t)
+		}
+		return m
+	}
+	for k := range got {
+		g, w := got[k], want[k]
+		switch {
+		case g.Time != w.Time:
+			return fmt.Sprintf("%s: %s %d, expected %d", name, strings.TrimSuffix(unit, "s"), g.Time, w.Time)
+		case !sameValue(g.Value, w.Value):
+			what := fmt.Sprintf("at %d", g.Time)
+			if q.Family.IsAggregate() && !q.Family.IsGroupBy() {
+				what = q.Aggregate
+			} else if q.Family.IsGroupBy() {
+				what = fmt.Sprintf("%s of window %d", q.Aggregate, g.Time)
+			}
+			return fmt.Sprintf("%s: %s %v, expected %v", name, what, g.Value, w.Value)
+		}
+	}
+	return ""
+}
+
+// firstOnlyIn is the first time of a that b lacks.
+func firstOnlyIn(a, b Answer) (int64, bool) {
+	have := make(map[int64]bool, len(b))
+	for _, c := range b {
+		have[c.Time] = true
+	}
+	for _, c := range a {
+		if !have[c.Time] {
+			return c.Time, true
+		}
+	}
+	return 0, false
+}
+
+// Describe names a query's parameters, to find it again: family, devices,
+// sensors, time range, aggregate and limit.
+func Describe(q *Query) string {
+	devs := make([]string, len(q.Devices))
+	for i, d := range q.Devices {
+		devs[i] = d.Name
+	}
+	sens := make([]string, len(q.Sensors))
+	for i, s := range q.Sensors {
+		sens[i] = s.Name
+	}
+	return fmt.Sprintf("%s (%s) devices %v sensors %v [%d, %d] aggregate %q limit %d", q.Family.ID(), q.Family, devs, sens, q.Start, q.End, q.Aggregate, q.Limit)
 }

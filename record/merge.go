@@ -221,7 +221,22 @@ func mergePhases(recs []*Record) ([]Phase, error) {
 			parts = append(parts, ops)
 		}
 		merged.Operations = metrics.Merge(parts...)
-		for _, o := range merged.Operations {
+		// Warm-ups merge as they are: each instance's lasted its own time
+		// before its measured part, and the longest is the merged one's.
+		var warm [][]*metrics.Snapshot
+		for _, r := range recs {
+			if w := r.Phases[i].Warmup; w != nil {
+				if merged.Warmup == nil {
+					merged.Warmup = &Warmup{}
+				}
+				merged.Warmup.Seconds = max(merged.Warmup.Seconds, w.Seconds)
+				warm = append(warm, w.Operations)
+			}
+		}
+		if merged.Warmup != nil {
+			merged.Warmup.Operations = metrics.Merge(warm...)
+		}
+		for _, o := range merged.AllOperations() {
 			if err := o.Encode(); err != nil {
 				return nil, err
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tsbench/tsbench/metrics"
 )
 
 // Failure says why a run that ran to its end failed: more failed
@@ -12,14 +14,15 @@ import (
 // The reason is one line with the operations that failed and their most
 // frequent server message, so a CI log shows what went wrong.
 func (r *Record) Failure(maxErrorRate float64) string {
-	var ok, failed int64
+	var ok, failed, wrong int64
 	perOp := map[string]int64{}
 	messages := map[string]int64{}
 	var ops []string
 	for _, p := range r.Phases {
-		for _, op := range p.Operations {
+		for _, op := range p.AllOperations() {
 			ok += op.OKOps
 			failed += op.FailOps
+			wrong += op.AnswersWrong
 			if op.FailOps > 0 {
 				if _, seen := perOp[op.Operation]; !seen {
 					ops = append(ops, op.Operation)
@@ -38,6 +41,9 @@ func (r *Record) Failure(maxErrorRate float64) string {
 			each = append(each, fmt.Sprintf("%s %d", op, perOp[op]))
 		}
 		why := fmt.Sprintf("%d of %d operations failed (%.2f%%, MAX_ERROR_RATE=%g%%: %s)", failed, total, 100*float64(failed)/float64(total), maxErrorRate, strings.Join(each, ", "))
+		if wrong > 0 {
+			why += fmt.Sprintf("; %d of them wrong answers (CHECK_ANSWERS)", wrong)
+		}
 		if m := mostFrequent(messages); m != "" {
 			why += "; most frequent error: " + m
 		}
@@ -52,7 +58,10 @@ func (r *Record) Failure(maxErrorRate float64) string {
 func mostFrequent(counts map[string]int64) string {
 	var keys []string
 	for k := range counts {
-		keys = append(keys, k)
+		// The bucket of messages beyond the kept few says nothing.
+		if k != metrics.OtherErrors || len(counts) == 1 {
+			keys = append(keys, k)
+		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		if counts[keys[i]] != counts[keys[j]] {

@@ -50,6 +50,10 @@ type Record struct {
 	Steps        []Step            `json:"steps,omitempty"`
 	Phases       []Phase           `json:"phases"`
 	Verify       *Verify           `json:"verify,omitempty"`
+	// AnswersNotChecked says why CHECK_ANSWERS checked no answer (the
+	// ingest did not store the whole workload); the per-operation counts
+	// are in the phases (answers_checked, answers_wrong).
+	AnswersNotChecked string `json:"answers_not_checked,omitempty"`
 	// ServerMetrics are the database's own figures over the run, where its
 	// adapter reports them (Elasticsearch's node statistics).
 	ServerMetrics      []ServerMetric `json:"server_metrics,omitempty"`
@@ -215,6 +219,25 @@ type Phase struct {
 	// Cut says how TEST_MAX_TIME ended the phase before its plan: the run
 	// stays complete (the bound is the user's), and its tables say so.
 	Cut string `json:"cut,omitempty"`
+	// Warmup holds the operations of the phase's warm-up (WARMUP_TIME,
+	// WARMUP_OPERATIONS), which Operations, Seconds and StartedAt leave
+	// out: no comparison reads them. Nil without a warm-up.
+	Warmup *Warmup `json:"warmup,omitempty"`
+}
+
+// Warmup is a phase's warm-up: how long it lasted and its operations.
+type Warmup struct {
+	Seconds    float64             `json:"seconds"`
+	Operations []*metrics.Snapshot `json:"operations"`
+}
+
+// AllOperations are the phase's measured operations and its warm-up's:
+// what failed counts, whenever it failed.
+func (p *Phase) AllOperations() []*metrics.Snapshot {
+	if p.Warmup == nil {
+		return p.Operations
+	}
+	return append(append([]*metrics.Snapshot(nil), p.Operations...), p.Warmup.Operations...)
 }
 
 // maxPhaseSeconds is the longest phase a record may hold: 30 days.
@@ -232,7 +255,10 @@ func (r *Record) check() error {
 		if math.IsNaN(p.Seconds) || p.Seconds < 0 || p.Seconds > maxPhaseSeconds || p.Clients < 0 {
 			return fmt.Errorf("phase %d (%s) lasted %g seconds with %d clients", i+1, p.Group(), p.Seconds, p.Clients)
 		}
-		for j, op := range p.Operations {
+		if w := p.Warmup; w != nil && (math.IsNaN(w.Seconds) || w.Seconds < 0 || w.Seconds > maxPhaseSeconds) {
+			return fmt.Errorf("phase %d (%s) has a warm-up of %g seconds", i+1, p.Group(), w.Seconds)
+		}
+		for j, op := range p.AllOperations() {
 			if op == nil {
 				return fmt.Errorf("phase %d (%s) lists operation %d as null", i+1, p.Group(), j+1)
 			}

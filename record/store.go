@@ -19,7 +19,7 @@ type Store struct{ Dir string }
 // new one, never half a record.
 func (s Store) Save(rec *Record) (string, error) {
 	for i := range rec.Phases {
-		for _, op := range rec.Phases[i].Operations {
+		for _, op := range rec.Phases[i].AllOperations() {
 			if err := op.Encode(); err != nil {
 				return "", err
 			}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tsbench/tsbench/metrics"
 	"github.com/tsbench/tsbench/record"
 )
 
@@ -58,8 +59,23 @@ func PhaseTables(group []*record.Phase) []Table {
 	fail := Table{Title: "Failures (" + title + ")", Header: []string{"Operation", "count", "error"}}
 	docs := Table{Title: "Documents (" + title + ")", Header: []string{"Operation", "documents", "document/s", "MB", "MB/s"},
 		Notes: []string{"Rows written as documents and the bytes of their bulk bodies (MB = 2^20 bytes, as Rally counts), per second of the phase."}}
-	total := 0.0
+	warmRes := Table{Title: "Result Matrix (" + title + ", warm-up)", Header: ResultHeader}
+	warmLat := Table{Title: "Latency (ms) Matrix (" + title + ", warm-up)", Header: LatencyHeader}
+	answers := Table{Title: "Answers (" + title + ")", Header: []string{"Operation", "checked", "wrong", "checked share"},
+		Notes: []string{"CHECK_ANSWERS: answers compared with the model of the workload after each query's latency was taken; a wrong answer is a failed operation (its reason is under Failures)."}}
+	total, warmTotal := 0.0, 0.0
 	for _, p := range group {
+		if w := p.Warmup; w != nil {
+			warmTotal += w.Seconds
+			for _, op := range w.Operations {
+				tput := 0.0
+				if w.Seconds > 0 {
+					tput = float64(op.OKPoints) / w.Seconds
+				}
+				warmRes.Rows = append(warmRes.Rows, []string{op.Operation, itoa(op.OKOps), itoa(op.OKPoints), itoa(op.FailOps), itoa(op.FailPoints), f2(tput)})
+				warmLat.Rows = append(warmLat.Rows, latencyRow(op.Operation, op.Latency()))
+			}
+		}
 		secs := p.Seconds
 		total += secs
 		for _, op := range p.Operations {
@@ -68,10 +84,9 @@ func PhaseTables(group []*record.Phase) []Table {
 				tput = float64(op.OKPoints) / secs
 			}
 			res.Rows = append(res.Rows, []string{op.Operation, itoa(op.OKOps), itoa(op.OKPoints), itoa(op.FailOps), itoa(op.FailPoints), f2(tput)})
-			l := op.Latency()
-			lat.Rows = append(lat.Rows, []string{op.Operation, f2(l.Avg), f2(l.Min), f2(l.P10), f2(l.P25), f2(l.Median), f2(l.P75), f2(l.P90), f2(l.P95), f2(l.P99), f2(l.P999), f2(l.Max)})
+			lat.Rows = append(lat.Rows, latencyRow(op.Operation, op.Latency()))
 			if s, ok := op.ServiceTime(); ok {
-				svc.Rows = append(svc.Rows, []string{op.Operation, f2(s.Avg), f2(s.Min), f2(s.P10), f2(s.P25), f2(s.Median), f2(s.P75), f2(s.P90), f2(s.P95), f2(s.P99), f2(s.P999), f2(s.Max)})
+				svc.Rows = append(svc.Rows, latencyRow(op.Operation, s))
 			}
 			if op.OKDocs > 0 || op.OKBytes > 0 {
 				mb := float64(op.OKBytes) / (1 << 20)
@@ -83,6 +98,8 @@ func PhaseTables(group []*record.Phase) []Table {
 			}
 			w := op.WindowThroughput(p.Elapsed())
 			thr.Rows = append(thr.Rows, []string{op.Operation, f2(w.Min), f2(w.Mean), f2(w.Median), f2(w.Max), itoa(int64(w.Windows))})
+		}
+		for _, op := range p.AllOperations() {
 			msgs := make([]string, 0, len(op.Errors))
 			for m := range op.Errors {
 				msgs = append(msgs, m)
@@ -90,6 +107,24 @@ func PhaseTables(group []*record.Phase) []Table {
 			sort.Strings(msgs)
 			for _, m := range msgs {
 				fail.Rows = append(fail.Rows, []string{op.Operation, itoa(op.Errors[m]), m})
+			}
+		}
+		checked := map[string]*[3]int64{}
+		var names []string
+		for _, op := range p.AllOperations() {
+			c, ok := checked[op.Operation]
+			if !ok {
+				c = &[3]int64{}
+				checked[op.Operation] = c
+				names = append(names, op.Operation)
+			}
+			c[0] += op.AnswersChecked
+			c[1] += op.AnswersWrong
+			c[2] += op.OKOps + op.FailOps
+		}
+		for _, n := range names {
+			if c := checked[n]; c[0] > 0 {
+				answers.Rows = append(answers.Rows, []string{n, itoa(c[0]), itoa(c[1]), f2(100*float64(c[0])/float64(max(c[2], 1))) + "%"})
 			}
 		}
 	}
@@ -104,6 +139,13 @@ func PhaseTables(group []*record.Phase) []Table {
 		}
 	}
 	out := []Table{res, lat}
+	if len(warmRes.Rows) > 0 {
+		warmRes.Notes = []string{fmt.Sprintf("Warm-up (WARMUP_TIME or WARMUP_OPERATIONS): %.2f second before the measured part, kept out of the tables above, compare and the gate; throughput = okPoint / warm-up time", warmTotal)}
+		out = append(out, warmRes, warmLat)
+	}
+	if len(answers.Rows) > 0 {
+		out = append(out, answers)
+	}
 	if len(svc.Rows) > 0 {
 		out = append(out, svc)
 	}
@@ -198,4 +240,9 @@ func nonEmpty(s, alt string) string {
 		return alt
 	}
 	return s
+}
+
+// latencyRow is a Latency Matrix row.
+func latencyRow(op string, l metrics.Latency) []string {
+	return []string{op, f2(l.Avg), f2(l.Min), f2(l.P10), f2(l.P25), f2(l.Median), f2(l.P75), f2(l.P90), f2(l.P95), f2(l.P99), f2(l.P999), f2(l.Max)}
 }

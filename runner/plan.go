@@ -115,6 +115,12 @@ func NewPlan(c *config.Config) (*Plan, error) {
 			p.Variants = append(p.Variants, PlannedVariant{Variant: v, Queries: qg})
 		}
 	}
+	if err := p.checkAnswerKeys(); err != nil {
+		return nil, err
+	}
+	if err := p.checkWarmup(); err != nil {
+		return nil, err
+	}
 	p.Steps = p.planSteps()
 	return p, nil
 }
@@ -298,7 +304,21 @@ func (p *Plan) Describe(w io.Writer) {
 	}
 	fmt.Fprintln(w, "Steps:")
 	for i, s := range p.Steps {
-		fmt.Fprintf(w, "%3d. %s\n", i+1, s)
+		warm := ""
+		if s.Warmed(c) {
+			warm = " + " + p.warmupText()
+		}
+		fmt.Fprintf(w, "%3d. %s%s\n", i+1, s, warm)
+	}
+	if c.WarmupTimeS > 0 || c.WarmupOperations > 0 {
+		fmt.Fprintf(w, "Warm-up: %s of the ingest and of query rounds 2 and later, kept apart from the measured figures; round 1 is measured from its first query\n", p.warmupText())
+	}
+	if c.CheckAnswers {
+		share := "every query"
+		if c.CheckAnswersRatio < 1 {
+			share = fmt.Sprintf("%g%% of the queries, chosen by QUERY_SEED", 100*c.CheckAnswersRatio)
+		}
+		fmt.Fprintf(w, "Answers: %s of the query rounds checked against the model of the workload after its latency is taken (CHECK_ANSWERS)\n", share)
 	}
 	if p.RowsPerDevice > 0 {
 		per := ""
@@ -340,4 +360,12 @@ func (p *Plan) Describe(w io.Writer) {
 		}
 		fmt.Fprintf(w, "client %d: %s\n", k, strings.Join(names, " "))
 	}
+}
+
+// warmupText says what the warm-up of a phase is.
+func (p *Plan) warmupText() string {
+	if p.Config.WarmupOperations > 0 {
+		return fmt.Sprintf("warm-up until every client has run %d operations", p.Config.WarmupOperations)
+	}
+	return fmt.Sprintf("warm-up of the first %d s", p.Config.WarmupTimeS)
 }

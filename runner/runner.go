@@ -65,6 +65,17 @@ type Phase struct {
 	// Cut says why the phase ended before its schedule (TEST_MAX_TIME);
 	// empty when every scheduled operation ran.
 	Cut string
+	// Warmup is what ran before the measured part (WARMUP_TIME,
+	// WARMUP_OPERATIONS): Started and Elapsed above then begin where it
+	// ended. Nil for a phase without one.
+	Warmup *Warmup
+}
+
+// Warmup is a phase's warm-up: its operations, kept apart from the
+// phase's own, and how long it lasted.
+type Warmup struct {
+	Elapsed    time.Duration
+	Operations []*metrics.Snapshot
 }
 
 // DeviceCount is one device's verify result.
@@ -96,6 +107,9 @@ type Result struct {
 	// Notes are facts of the run a reader must know (a phase that
 	// TEST_MAX_TIME ended early).
 	Notes []string
+	// AnswersNotChecked says why CHECK_ANSWERS checked no answer of the
+	// query rounds: the ingest did not store the whole workload.
+	AnswersNotChecked string
 }
 
 // VerifyFailed reports whether a verify found a device that differs.
@@ -149,7 +163,13 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 	}
 
 	w := walker{p: p, a: a, drv: drv, opts: opts, res: res,
-		lc: lifecycle{c: c, a: a, drv: drv, log: opts.Log, res: res, env: opts.Env}}
+		lc: lifecycle{c: c, a: a, drv: drv, log: opts.Log, res: res, env: opts.Env}, wrong: &wrongLog{w: opts.Log}}
+	if c.CheckAnswers {
+		// Validate refuses CHECK_ANSWERS for a driver without answers.
+		if w.answerer, _ = a.(adapters.Answerer); w.answerer == nil {
+			return res, fmt.Errorf("CHECK_ANSWERS: %s returns no answers to check", drv.Name)
+		}
+	}
 	mr, _ := a.(adapters.MetricsReporter)
 	var before []adapters.ServerMetric
 	measuring, started := false, false
@@ -236,6 +256,9 @@ type walker struct {
 	opts Options
 	res  *Result
 	lc   lifecycle
+	// answerer checks answers (CHECK_ANSWERS); nil when none are checked.
+	answerer adapters.Answerer
+	wrong    *wrongLog
 }
 
 // do runs one step of the plan and reports whether the run may go on.
@@ -252,9 +275,11 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 	case StepSchema:
 		return w.step(ctx, "create schema", st.Skip, w.a.CreateSchema)
 	case StepMixed:
-		return w.phase(ctx, mixedWork(p))
+		wk := mixedWork(p)
+		wk.warm = st.Warmed(c)
+		return w.phase(ctx, wk)
 	case StepIngest:
-		wk := work{name: "ingest", schedule: schedule{n: p.Counts[Write], one: Write}, queries: p.Queries}
+		wk := work{name: "ingest", schedule: schedule{n: p.Counts[Write], one: Write}, queries: p.Queries, warm: st.Warmed(c)}
 		wk.names[Write] = config.Ingestion
 		return w.phase(ctx, wk)
 	case StepLifecycle:
@@ -265,8 +290,11 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 		return w.lc.run(ctx, st.Round, name)
 	case StepQuery:
 		v := st.Variant
-		wk := work{name: "query", round: st.Round, variant: v.Name, queries: v.Queries, schedule: schedule{n: c.QueryLoop, one: int(v.Family)}}
+		wk := work{name: "query", round: st.Round, variant: v.Name, queries: v.Queries, schedule: schedule{n: c.QueryLoop, one: int(v.Family)}, warm: st.Warmed(c)}
 		wk.names[int(v.Family)] = v.Name
+		if w.answerer != nil && w.ingestStored() {
+			wk.check = &answerCheck{ans: w.answerer, gen: p.Generator, ratio: c.CheckAnswersRatio, seed: uint64(c.QuerySeed), wrong: w.wrong}
+		}
 		return w.phase(ctx, wk)
 	case StepVerify:
 		cnt, ok := w.a.(adapters.Counter)
@@ -361,6 +389,10 @@ type work struct {
 	queries  *queries.Generator
 	names    [config.NumOperations]string
 	docs     bool // the database counts rows as documents (Driver.Documents)
+	// warm: WARMUP_TIME or WARMUP_OPERATIONS applies to this phase.
+	warm bool
+	// check is CHECK_ANSWERS in a query round; nil when not checked.
+	check *answerCheck
 }
 
 // schedule is the operation index of each of a client's n iterations:
@@ -426,6 +458,13 @@ type client struct {
 	recent   int64
 	response *adapters.ResponseClock // in the contexts of the client's operations
 	docs     bool                    // the database counts rows as documents (Driver.Documents)
+	// warm is the phase's warm-up, nil without one: while it lasts the
+	// client records into warmOps; rec and ops are made when it ends.
+	warm    *warmState
+	warmRec *metrics.Recorder
+	warmOps [config.NumOperations]*metrics.Op
+	check   *answerCheck // CHECK_ANSWERS; nil when not checked
+	pick    *rand.Rand   // which queries check picks
 }
 
 func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Options) Phase {
@@ -455,11 +494,22 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 		shared.locks = make([]sync.Mutex, len(shared.devices))
 	}
 	var done, points atomic.Int64
+	var ws *warmState
+	if w.warm {
+		ws = &warmState{time: c.WarmupTimeS > 0, ops: c.WarmupOperations}
+		if ws.time {
+			ws.end.Store(start.Add(time.Duration(c.WarmupTimeS) * time.Second).UnixNano())
+		}
+		ws.pending.Store(int64(c.DataClients))
+	}
 	clients := make([]*client, c.DataClients)
 	for k := range clients {
-		cl := &client{id: k, start: start, p: p, w: &w, a: a, rec: metrics.NewRecorder(start), queries: w.queries.Client(k),
+		cl := &client{id: k, start: start, p: p, w: &w, a: a, queries: w.queries.Client(k),
 			shared: shared, done: &done, points: &points, recent: -1, docs: w.docs,
-			pacing: rand.New(rand.NewPCG(uint64(c.DataSeed), uint64(k)))}
+			pacing: rand.New(rand.NewPCG(uint64(c.DataSeed), uint64(k))), warm: ws, check: w.check}
+		if w.check != nil {
+			cl.pick = w.check.picker(k, w.round, w.variant)
+		}
 		for range max(c.DevicesPerWrite, 1) {
 			cl.batches = append(cl.batches, p.Generator.NewBatch())
 		}
@@ -470,9 +520,14 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 				cl.share++
 			}
 		}
-		for i, n := range w.names {
-			if n != "" {
-				cl.ops[i] = cl.rec.Op(n)
+		if ws == nil {
+			cl.measure(start)
+		} else {
+			cl.warmRec = metrics.NewRecorder(start)
+			for i, n := range w.names {
+				if n != "" {
+					cl.warmOps[i] = cl.warmRec.Op(n)
+				}
 			}
 		}
 		clients[k] = cl
@@ -509,11 +564,26 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 	if cp := crash.Load(); cp != nil {
 		panic(cp)
 	}
-	var parts [][]*metrics.Snapshot
+	var parts, warmParts [][]*metrics.Snapshot
 	for _, cl := range clients {
-		parts = append(parts, cl.rec.Snapshots())
+		if cl.rec != nil {
+			parts = append(parts, cl.rec.Snapshots())
+		}
+		if cl.warmRec != nil {
+			warmParts = append(warmParts, cl.warmRec.Snapshots())
+		}
 	}
 	ph := Phase{Name: w.name, Round: w.round, Variant: w.variant, Clients: c.DataClients, Started: start, Elapsed: elapsed, Operations: orderOps(&w, metrics.Merge(parts...))}
+	if ws != nil {
+		// The phase is measured from the end of its warm-up; a warm-up
+		// that outlasted the phase leaves a measured part of no time.
+		warmed := elapsed
+		if e := ws.end.Load(); e != 0 {
+			warmed = min(time.Unix(0, e).Sub(start), elapsed)
+		}
+		ph.Started, ph.Elapsed = start.Add(warmed), elapsed-warmed
+		ph.Warmup = &Warmup{Elapsed: warmed, Operations: orderOps(&w, metrics.Merge(warmParts...))}
+	}
 	if limit.Err() != nil && ctx.Err() == nil && done.Load() < total {
 		var ops int64
 		for _, s := range ph.Operations {
@@ -593,6 +663,9 @@ func (cl *client) run(ctx, limit context.Context) {
 			cl.query(ctx, queries.FamilyByIndex(op), due)
 		}
 		cl.done.Add(1)
+		if cl.warm != nil && !cl.warm.time && i+1 == cl.warm.ops {
+			cl.warm.clientDone()
+		}
 		if c.OpMinIntervalMS > 0 {
 			min := time.Duration(c.OpMinIntervalMS) * time.Millisecond
 			if c.OpMinIntervalRand {
@@ -677,13 +750,14 @@ func (cl *client) write(ctx, limit context.Context, due time.Time) {
 			pts += b.Points()
 		}
 		var partial *adapters.PartialWriteError
+		op := cl.op(Write, start)
 		switch {
 		case errors.As(err, &partial) && partial.Failed < pts:
 			// Some documents of a bulk were stored: they count as written.
-			cl.ops[Write].RecordPartial(start, d, pts-partial.Failed, partial.Failed, err)
+			op.RecordPartial(start, d, pts-partial.Failed, partial.Failed, err)
 			cl.points.Add(pts - partial.Failed)
 		default:
-			recordOp(cl.ops[Write], start, d, waited(due, start), pts, err)
+			recordOp(op, start, d, waited(due, start), pts, err)
 		}
 		if err == nil {
 			cl.points.Add(pts)
@@ -694,7 +768,7 @@ func (cl *client) write(ctx, limit context.Context, due time.Time) {
 						rows += int64(b.Len())
 					}
 				}
-				cl.ops[Write].AddVolume(rows, cl.response.Bytes())
+				op.AddVolume(rows, cl.response.Bytes())
 			}
 			for _, b := range cl.filled {
 				if last := b.Timestamps[b.Len()-1]; last > cl.recent {
@@ -736,10 +810,20 @@ func (cl *client) query(ctx context.Context, f queries.Family, due time.Time) {
 		cl.queries.SetRecent(cl.recent)
 	}
 	q := cl.queries.Next(f)
+	checked := cl.check != nil && cl.check.picks(cl.pick)
 	qctx, cancel := context.WithTimeout(ctx, time.Duration(c.ReadTimeoutMS)*time.Millisecond)
 	cl.response.Reset()
 	start := time.Now()
-	n, err := cl.a.Query(qctx, &q)
+	var n int64
+	var err error
+	var answer queries.Answer
+	if checked {
+		// The same request and decoding as Query, keeping the cells.
+		answer, err = cl.check.ans.Answer(qctx, &q)
+		n = int64(len(answer))
+	} else {
+		n, err = cl.a.Query(qctx, &q)
+	}
 	d := cl.response.Since(start)
 	if err == nil && qctx.Err() != nil {
 		err = qctx.Err() // never count a timed-out query as a success (iot-benchmark does)
@@ -751,5 +835,55 @@ func (cl *client) query(ctx context.Context, f queries.Family, due time.Time) {
 	if err != nil {
 		n = 0
 	}
-	recordOp(cl.ops[int(f)], start, d, waited(due, start), n, err)
+	op := cl.op(int(f), start)
+	if checked && err == nil {
+		// After the clock: the model's answer and the comparison are
+		// tsbench's work, not the database's.
+		err = cl.check.verify(&q, answer, cl.id)
+		op.CountAnswer(err != nil)
+	}
+	recordOp(op, start, d, waited(due, start), n, err)
+}
+
+// measure makes the recorder of the phase's measured operations, whose
+// one-second windows count from start.
+func (cl *client) measure(start time.Time) {
+	cl.rec = metrics.NewRecorder(start)
+	for i, n := range cl.w.names {
+		if n != "" {
+			cl.ops[i] = cl.rec.Op(n)
+		}
+	}
+}
+
+// op is where an operation of kind i that started at t is recorded: the
+// warm-up's, or the phase's own.
+func (cl *client) op(i int, t time.Time) *metrics.Op {
+	if cl.warm != nil {
+		end := cl.warm.end.Load()
+		if end == 0 || t.UnixNano() < end {
+			return cl.warmOps[i]
+		}
+		if cl.rec == nil {
+			cl.measure(time.Unix(0, end))
+		}
+	}
+	return cl.ops[i]
+}
+
+// warmState is a phase's warm-up, shared by its clients: it ends at a
+// fixed time (WARMUP_TIME), or when the last client has done its warm-up
+// operations (WARMUP_OPERATIONS), so that the measured part has one start
+// and its one-second windows line up.
+type warmState struct {
+	time    bool
+	ops     int64
+	end     atomic.Int64 // Unix nanoseconds; 0 while the warm-up lasts
+	pending atomic.Int64 // clients still in their warm-up operations
+}
+
+func (ws *warmState) clientDone() {
+	if ws.pending.Add(-1) == 0 {
+		ws.end.Store(time.Now().UnixNano())
+	}
 }

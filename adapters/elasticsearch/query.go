@@ -33,7 +33,6 @@ func (a *Adapter) Answer(ctx context.Context, q *queries.Query) (queries.Answer,
 	err := a.run(ctx, q, func(dev, sensor string, t int64, v any) {
 		out = append(out, queries.Cell{Device: dev, Sensor: sensor, Time: t, Value: v})
 	})
-	out.Sort()
 	return out, err
 }
 

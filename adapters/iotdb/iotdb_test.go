@@ -95,6 +95,7 @@ func answersAreTheModels(t *testing.T, a *Adapter, p *runner.Plan, fams ...queri
 			if err != nil {
 				t.Fatal(err)
 			}
+			got.Sort()
 			want := queries.Expected(p.Generator, &q)
 			if d := queries.Diff(got, want); d != "" {
 				t.Fatalf("%s: %s", fam.ID(), d)
@@ -242,6 +243,8 @@ func (f *fixture) compare(t *testing.T, rows int64, perFamily int) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				got.Sort()
+				want.Sort()
 				if d := queries.Diff(got, want); d != "" {
 					t.Fatalf("%s: IoTDB and SQLite differ: %s\nSQL: %s", fam.ID(), d, f.a.SQL(&q))
 				}
@@ -531,6 +534,7 @@ func (f *fixture) answers(t *testing.T) []queries.Answer {
 		if err != nil {
 			t.Fatal(err)
 		}
+		a.Sort()
 		out = append(out, a)
 	}
 	return out

@@ -107,7 +107,6 @@ func (a *Adapter) Answer(ctx context.Context, q *queries.Query) (queries.Answer,
 	err := a.run(ctx, q, func(d *generator.Device, s int, ts int64, v any) {
 		out = append(out, queries.Cell{Device: d.Name, Sensor: q.Sensors[s].Name, Time: ts, Value: v})
 	})
-	out.Sort()
 	return out, err
 }
 

@@ -434,7 +434,6 @@ func (a *Adapter) Answer(ctx context.Context, q *queries.Query) (queries.Answer,
 		}
 		out = append(out, queries.Cell{Device: d.Name, Sensor: q.Sensors[s].Name, Time: ts, Value: value(v)})
 	})
-	out.Sort()
 	return out, err
 }
 

@@ -210,7 +210,11 @@ func prepare(path string, sets []string) (*config.Loaded, *adapters.Driver, *run
 		}
 		return nil, nil, nil, usageError(fmt.Errorf("read %s: %w", path, err))
 	}
-	drv, err := registry().Lookup(l.Config.DBSwitch)
+	reg, err := sabotaged(registry())
+	if err != nil {
+		return nil, nil, nil, usageError(err)
+	}
+	drv, err := reg.Lookup(l.Config.DBSwitch)
 	if err != nil {
 		return nil, nil, nil, usageError(err)
 	}

@@ -34,6 +34,8 @@ var effectSets = map[string][]string{
 	"QUERY_DEVICE_NUM":             {"QUERY_DEVICE_NUM=1"},
 	"GROUP_NUMBER":                 {"GROUP_NUMBER=1"},
 	"VERIFY":                       {"DB_SWITCH=SQLite", "VERIFY=true"},
+	"CHECK_ANSWERS":                {"DB_SWITCH=SQLite", "QUERY_ROUNDS=1", "CHECK_ANSWERS=true"},
+	"CHECK_ANSWERS_RATIO":          {"DB_SWITCH=SQLite", "QUERY_ROUNDS=1", "CHECK_ANSWERS=true", "CHECK_ANSWERS_RATIO=0.5"},
 	"DATA_CLIENT_NUMBER":           {"DATA_CLIENT_NUMBER=4"},
 	"DB_SWITCH":                    {"DB_SWITCH=SQLite"},
 	"DB_NAME":                      {"DB_SWITCH=SQLite", "DB_NAME=other_name"},
@@ -299,7 +301,12 @@ func shape(w *bytes.Buffer, rec *record.Record) {
 			for lim := int64(1000); mean >= lim && band < 4; lim *= 4 {
 				band++
 			}
-			fmt.Fprintf(w, "  %s %d %d %d %d band %d service %v errors %d\n", o.Operation, o.OKOps, o.OKPoints, o.FailOps, o.FailPoints, band, o.ServiceHistogram != "", len(o.Errors))
+			fmt.Fprintf(w, "  %s %d %d %d %d band %d service %v errors %d answers %d %d\n", o.Operation, o.OKOps, o.OKPoints, o.FailOps, o.FailPoints, band, o.ServiceHistogram != "", len(o.Errors), o.AnswersChecked, o.AnswersWrong)
+		}
+		if p.Warmup != nil {
+			// How many operations fell into it depends on timing: that
+			// there is one, and for which operations, does not.
+			fmt.Fprintf(w, "  warm-up of %d operation kinds\n", len(p.Warmup.Operations))
 		}
 	}
 	if rec.Verify != nil {

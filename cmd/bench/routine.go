@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/provision"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/routine"
@@ -170,6 +171,10 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 	// The configuration is checked once for every side before anything is
 	// made or started: a bad key fails here, not after a build.
 	base := append(slices.Clone(f.sets), "RESULTS_DIR="+results)
+	base, err = answersByDefault(f.config, base, stderr)
+	if err != nil {
+		return err
+	}
 	var port int
 	commands := map[string]map[string]string{}
 	for _, s := range sides {
@@ -416,4 +421,34 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// answersByDefault turns CHECK_ANSWERS on for the routine's runs unless
+// the configuration or a --set chose: a contender must not win by being
+// wrong. Where the workload cannot be checked (a mixed phase, a run that
+// writes nothing) the routine goes on unchecked and says why.
+func answersByDefault(path string, sets []string, stderr io.Writer) ([]string, error) {
+	l, _, _, err := prepare(path, sets)
+	if err != nil {
+		return nil, err
+	}
+	if l.Config.Given["CHECK_ANSWERS"] {
+		state := "off"
+		if l.Config.CheckAnswers {
+			state = "on"
+		}
+		fmt.Fprintf(stderr, "routine: answer checks %s, as the configuration says (CHECK_ANSWERS)\n", state)
+		return sets, nil
+	}
+	with := append(slices.Clone(sets), "CHECK_ANSWERS=true")
+	if _, _, _, err := prepare(path, with); err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) && strings.HasPrefix(ce.Key, "CHECK_ANSWERS") {
+			fmt.Fprintf(stderr, "routine: answers NOT checked: CHECK_ANSWERS %s\n", ce.Msg)
+			return sets, nil
+		}
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "routine: answers checked (CHECK_ANSWERS=true, the routine's default; its cost is in docs/performance.md)\n")
+	return with, nil
 }

@@ -356,15 +356,16 @@ func (f *fixture) answersMatchModel(t *testing.T, g *guard) {
 				q := cl.Next(fam)
 				got, err := f.answer.Answer(ctx, &q)
 				if err != nil {
-					t.Fatalf("%s: %v", describe(&q), err)
+					t.Fatalf("%s: %v", queries.Describe(&q), err)
 				}
+				got.Sort()
 				want := queries.Expected(f.gen, &q)
 				if d := queries.Diff(got, want); d != "" {
-					t.Fatalf("%s: the answer differs from the model: %s", describe(&q), d)
+					t.Fatalf("%s: the answer differs from the model: %s", queries.Describe(&q), d)
 				}
 				n, err := f.a.Query(ctx, &q)
 				if err != nil || n != int64(len(want)) {
-					t.Fatalf("%s: Query counted %d points (err %v), the answer has %d cells", describe(&q), n, err, len(want))
+					t.Fatalf("%s: Query counted %d points (err %v), the answer has %d cells", queries.Describe(&q), n, err, len(want))
 				}
 				g.cells[fam] += len(want)
 				if !fam.IsAggregate() { // aggregates count or sum, not read, values
@@ -391,7 +392,7 @@ func (f *fixture) queriesSucceed(t *testing.T) {
 	for _, fam := range queries.Families {
 		q := cl.Next(fam)
 		if _, err := f.a.Query(context.Background(), &q); err != nil {
-			t.Fatalf("%s: %v", describe(&q), err)
+			t.Fatalf("%s: %v", queries.Describe(&q), err)
 		}
 	}
 }
@@ -414,12 +415,4 @@ func (f *fixture) countsMatch(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func describe(q *queries.Query) string {
-	var devs []string
-	for _, d := range q.Devices {
-		devs = append(devs, d.Name)
-	}
-	return fmt.Sprintf("%s (%s) devices %v, %d sensors, [%d, %d], agg %q, limit %d", q.Family.ID(), q.Family, devs, len(q.Sensors), q.Start, q.End, q.Aggregate, q.Limit)
 }

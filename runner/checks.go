@@ -1,0 +1,111 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/tsbench/tsbench/config"
+)
+
+// checkAnswerKeys refuses CHECK_ANSWERS where the model of the workload
+// cannot say what a query should return: the check would then fail good
+// answers or, worse, be skipped without a word.
+func (p *Plan) checkAnswerKeys() error {
+	c := p.Config
+	if !c.CheckAnswers {
+		return nil
+	}
+	refuse := func(msg, valid string) error {
+		return &config.Error{Key: "CHECK_ANSWERS", Value: "true", Msg: msg, Valid: valid}
+	}
+	switch {
+	case c.CheckAnswersRatio <= 0:
+		return &config.Error{Key: "CHECK_ANSWERS_RATIO", Value: fmt.Sprint(c.CheckAnswersRatio), Msg: "checks no query while CHECK_ANSWERS=true", Valid: "0 < ratio ≤ 1, or CHECK_ANSWERS=false"}
+	case p.Counts[Write] == 0:
+		return refuse("cannot check a run that writes nothing (INGESTION's weight in OPERATION_PROPORTION is 0): its queries read what an earlier run left, which the model of this workload does not describe", "false, or a run that writes the data it queries")
+	case !c.Rounds():
+		return refuse("needs query rounds after the ingest (QUERY_ROUNDS ≥ 1): in the mixed phase (QUERY_ROUNDS=0) queries run while the data is being written, so their answers depend on what happened to be stored", "false, or QUERY_ROUNDS ≥ 1")
+	case !c.DeleteData:
+		return refuse("cannot check data that IS_DELETE_DATA=false keeps from earlier runs, which the model of this workload does not describe", "false, or IS_DELETE_DATA=true")
+	case c.Distributed():
+		return refuse(fmt.Sprintf("cannot check one of %d instances (BENCHMARK_INSTANCES): each queries devices the others write on their own schedule", c.BenchmarkInstances), "false")
+	}
+	return nil
+}
+
+// checkWarmup refuses a warm-up that applies to nothing or leaves nothing
+// to measure.
+func (p *Plan) checkWarmup() error {
+	c := p.Config
+	if c.WarmupTimeS == 0 && c.WarmupOperations == 0 {
+		return nil
+	}
+	key, value := "WARMUP_TIME", fmt.Sprint(c.WarmupTimeS)
+	if c.WarmupOperations > 0 {
+		key, value = "WARMUP_OPERATIONS", fmt.Sprint(c.WarmupOperations)
+	}
+	if c.WarmupTimeS > 0 && c.WarmupOperations > 0 {
+		return &config.Error{Key: "WARMUP_TIME", Value: value, Msg: fmt.Sprintf("and WARMUP_OPERATIONS=%d both end the warm-up", c.WarmupOperations), Valid: "one of them (as Rally's warmup-time-period and warmup-iterations)"}
+	}
+	if c.Rounds() && p.Counts[Write] == 0 && c.QueryRounds == 1 {
+		return &config.Error{Key: key, Value: value, Msg: "applies to the ingest and to the query rounds after the first, and this run has neither (round 1 follows the restart and is measured from its first query)", Valid: "0, or QUERY_ROUNDS ≥ 2, or an ingest"}
+	}
+	if c.WarmupTimeS > 0 && c.TestMaxTimeMS > 0 && c.WarmupTimeS*1000 >= c.TestMaxTimeMS {
+		return &config.Error{Key: key, Value: value, Msg: fmt.Sprintf("seconds cover the whole of every phase, which TEST_MAX_TIME=%d ms ends", c.TestMaxTimeMS), Valid: fmt.Sprintf("less than %d seconds", c.TestMaxTimeMS/1000)}
+	}
+	if c.WarmupOperations > 0 {
+		for _, w := range p.warmupPhases() {
+			if c.WarmupOperations >= w.ops {
+				return &config.Error{Key: key, Value: value, Msg: fmt.Sprintf("leaves nothing to measure in the %s phase, whose clients run %d operations each", w.name, w.ops), Valid: fmt.Sprintf("less than %d", w.ops)}
+			}
+		}
+	}
+	return nil
+}
+
+type warmedPhase struct {
+	name string
+	ops  int64 // per client
+}
+
+// warmupPhases are the phases a warm-up applies to, with their operations
+// per client: the ingest (or the mixed phase) and the query rounds after
+// the first.
+func (p *Plan) warmupPhases() []warmedPhase {
+	c := p.Config
+	if !c.Rounds() {
+		return []warmedPhase{{"main", p.mainOps()}}
+	}
+	var out []warmedPhase
+	if p.Counts[Write] > 0 {
+		out = append(out, warmedPhase{"ingest", p.Counts[Write]})
+	}
+	if c.QueryRounds > 1 {
+		out = append(out, warmedPhase{"query", c.QueryLoop})
+	}
+	return out
+}
+
+// mainOps is how many operations each client runs in the mixed phase.
+func (p *Plan) mainOps() int64 {
+	var n int64
+	for _, k := range p.Counts {
+		n += k
+	}
+	return n
+}
+
+// Warmed reports whether a warm-up applies to a measured step: the ingest,
+// the mixed phase and the query rounds after the first (round 1 follows
+// the lifecycle: its first queries are the point of it).
+func (s PlanStep) Warmed(c *config.Config) bool {
+	if c.WarmupTimeS == 0 && c.WarmupOperations == 0 {
+		return false
+	}
+	switch s.Kind {
+	case StepMixed, StepIngest:
+		return true
+	case StepQuery:
+		return s.Round > 1
+	}
+	return false
+}

@@ -364,19 +364,10 @@ func pointHash(k uint64, r int64) uint64 { return mix(k + uint64(r)*golden) }
 // It is the slow, obviously correct path that tests compare Batches with.
 func (g *Generator) Value(d *Device, j int, r int64) any {
 	sg := &g.sensors[j]
-	k := g.columnKey(d, sg)
-	h := pointHash(k, r)
 	if sg.typ.Textual() {
-		return g.texts[h&uint64(len(g.texts)-1)]
+		return g.texts[pointHash(g.columnKey(d, sg), r)&uint64(len(g.texts)-1)]
 	}
-	var v float64
-	if sg.kind == Sine && g.regular {
-		s, _, _, _ := g.sineAt(sg, g.phase(d, sg), r)
-		v = sg.sine(s)
-	} else {
-		rel := g.Timestamp(d, r) - g.start
-		v = sg.raw(floorMod(rel+g.phase(d, sg), sg.cycle), h)
-	}
+	v := g.numeric(d, sg, r)
 	switch sg.typ {
 	case Boolean:
 		return v > sg.mid
@@ -391,6 +382,43 @@ func (g *Generator) Value(d *Device, j int, r int64) any {
 	default:
 		return g.roundDouble(v)
 	}
+}
+
+// NumberAt is Number(Value(d, j, r)) without making the typed value: the
+// model's aggregates read every row of a range, and boxing each value cost
+// them most of their time.
+func (g *Generator) NumberAt(d *Device, j int, r int64) (float64, bool) {
+	sg := &g.sensors[j]
+	if sg.typ.Textual() || sg.typ == Date {
+		return 0, false
+	}
+	v := g.numeric(d, sg, r)
+	switch sg.typ {
+	case Boolean:
+		if v > sg.mid {
+			return 1, true
+		}
+		return 0, true
+	case Int32:
+		return float64(truncInt32(v)), true
+	case Int64, Timestamp:
+		return float64(truncInt64(v)), true
+	case Float:
+		return float64(g.roundFloat(v)), true
+	default:
+		return g.roundDouble(v), true
+	}
+}
+
+// numeric is the value function of a numeric sensor at row r, before its
+// type's rounding.
+func (g *Generator) numeric(d *Device, sg *sensorGen, r int64) float64 {
+	if sg.kind == Sine && g.regular {
+		s, _, _, _ := g.sineAt(sg, g.phase(d, sg), r)
+		return sg.sine(s)
+	}
+	rel := g.Timestamp(d, r) - g.start
+	return sg.raw(floorMod(rel+g.phase(d, sg), sg.cycle), pointHash(g.columnKey(d, sg), r))
 }
 
 // Number returns Value as float64 (true = 1), for computing expected query

@@ -575,3 +575,23 @@ func TestRowsBetween(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberAt: the unboxed number of a value is Number of the value, to
+// the bit, for every type and both timestamp modes.
+func TestNumberAt(t *testing.T) {
+	for _, regular := range []string{"true", "false"} {
+		g := build(t, cfg(t, "IS_REGULAR_FREQUENCY="+regular, "SENSOR_NUMBER=30", "INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:1:1:1:0", "SIN_RATIO=3"), 300)
+		for di := range g.Schema().Devices {
+			d := &g.Schema().Devices[di]
+			for j := range g.Schema().Sensors {
+				for r := int64(0); r < 300; r += 7 {
+					want, wok := Number(g.Value(d, j, r))
+					got, ok := g.NumberAt(d, j, r)
+					if ok != wok || math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("regular=%s %s %s row %d: NumberAt %v %v, Number(Value) %v %v", regular, d.Name, g.Schema().Sensors[j].Name, r, got, ok, want, wok)
+					}
+				}
+			}
+		}
+	}
+}

@@ -66,18 +66,21 @@ type Op struct {
 	// Documents and bytes of the successful writes, where the database
 	// counts them (AddVolume).
 	okDocs, okBytes int64
-	// Answers checked against the model (CHECK_ANSWERS), and how many of
-	// them were wrong (each also a failed operation).
-	checked, wrong int64
+	// Answers checked against the model (CHECK_ANSWERS), how many of them
+	// were wrong (each also a failed operation), and the time the checks
+	// took the client.
+	checked, wrong, checkMicros int64
 }
 
-// CountAnswer adds one answer checked against the model of the workload;
-// a wrong one is also recorded as a failed operation, with its reason.
-func (o *Op) CountAnswer(wrong bool) {
+// CountAnswer adds one answer checked against the model of the workload,
+// a check that took the client d; a wrong one is also recorded as a failed
+// operation, with its reason.
+func (o *Op) CountAnswer(wrong bool, d time.Duration) {
 	o.checked++
 	if wrong {
 		o.wrong++
 	}
+	o.checkMicros += d.Microseconds()
 }
 
 // AddVolume adds the documents and bytes of a successful operation, for a
@@ -202,6 +205,9 @@ type Snapshot struct {
 	// and the wrong ones among them, which are also failed operations.
 	AnswersChecked int64 `json:"answers_checked,omitempty"`
 	AnswersWrong   int64 `json:"answers_wrong,omitempty"`
+	// CheckMicros is the time the checks took the clients, after each
+	// query's latency was taken: what checking cost the run.
+	CheckMicros int64 `json:"answers_check_us,omitempty"`
 
 	hist, svcHist *hdrhistogram.Histogram
 }
@@ -212,7 +218,7 @@ func (r *Recorder) Snapshots() []*Snapshot {
 	for _, o := range r.ops {
 		s := &Snapshot{Operation: o.name, OKOps: o.okOps, OKPoints: o.okPoints, FailOps: o.failOps, FailPoints: o.failPt,
 			SumMicros: o.sumMicros, PerSecond: append([]int64(nil), o.perSecond...), OKDocs: o.okDocs, OKBytes: o.okBytes,
-			AnswersChecked: o.checked, AnswersWrong: o.wrong}
+			AnswersChecked: o.checked, AnswersWrong: o.wrong, CheckMicros: o.checkMicros}
 		for msg, n := range o.errors {
 			if s.Errors == nil {
 				s.Errors = map[string]int64{}
@@ -279,6 +285,7 @@ func (m *Snapshot) add(s *Snapshot) {
 	m.OKBytes += s.OKBytes
 	m.AnswersChecked += s.AnswersChecked
 	m.AnswersWrong += s.AnswersWrong
+	m.CheckMicros += s.CheckMicros
 	m.FailOps += s.FailOps
 	m.FailPoints += s.FailPoints
 	m.SumMicros += s.SumMicros
@@ -359,7 +366,7 @@ func (s *Snapshot) Check() error {
 	}{{"ok_operations", s.OKOps}, {"ok_points", s.OKPoints}, {"failed_operations", s.FailOps}, {"failed_points", s.FailPoints},
 		{"latency_sum_us", s.SumMicros}, {"latency_min_us", s.MinMicros}, {"latency_max_us", s.MaxMicros},
 		{"service_time_sum_us", s.ServiceSumMicros}, {"service_time_min_us", s.ServiceMinMicros}, {"service_time_max_us", s.ServiceMaxMicros},
-		{"ok_documents", s.OKDocs}, {"ok_bytes", s.OKBytes}, {"answers_checked", s.AnswersChecked}, {"answers_wrong", s.AnswersWrong}} {
+		{"ok_documents", s.OKDocs}, {"ok_bytes", s.OKBytes}, {"answers_checked", s.AnswersChecked}, {"answers_wrong", s.AnswersWrong}, {"answers_check_us", s.CheckMicros}} {
 		if f.v < 0 {
 			return fmt.Errorf("operation %q has %s %d, less than 0", s.Operation, f.name, f.v)
 		}

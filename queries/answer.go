@@ -27,17 +27,68 @@ type Cell struct {
 // sensor, time. len(Answer) is the query's points.
 type Answer []Cell
 
-// Sort puts an answer in canonical order.
+// Sort puts an answer in canonical order: by device, sensor and time.
+// A large answer is sorted by small keys (the ranks of its device and
+// sensor names, and the time) rather than by moving cells, whose strings
+// and values make every swap a write the garbage collector watches: this
+// is what CHECK_ANSWERS pays per checked query, after its latency.
 func (a Answer) Sort() {
-	slices.SortFunc(a, func(x, y Cell) int {
-		if c := strings.Compare(x.Device, y.Device); c != 0 {
+	if slices.IsSortedFunc(a, compareCells) {
+		return
+	}
+	if len(a) < 256 {
+		slices.SortFunc(a, compareCells)
+		return
+	}
+	devs, sens := map[string]uint32{}, map[string]uint32{}
+	for _, c := range a {
+		devs[c.Device] = 0
+		sens[c.Sensor] = 0
+	}
+	rank(devs)
+	rank(sens)
+	type key struct {
+		ds   uint64 // device rank, then sensor rank
+		time int64
+		at   int
+	}
+	keys := make([]key, len(a))
+	for i, c := range a {
+		keys[i] = key{uint64(devs[c.Device])<<32 | uint64(sens[c.Sensor]), c.Time, i}
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		if c := cmp.Compare(x.ds, y.ds); c != 0 {
 			return c
 		}
-		if c := strings.Compare(x.Sensor, y.Sensor); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.Time, y.Time)
+		return cmp.Compare(x.time, y.time)
 	})
+	sorted := make(Answer, len(a))
+	for i, k := range keys {
+		sorted[i] = a[k.at]
+	}
+	copy(a, sorted)
+}
+
+// rank numbers the names of m in their sorted order.
+func rank(m map[string]uint32) {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for i, n := range names {
+		m[n] = uint32(i)
+	}
+}
+
+func compareCells(x, y Cell) int {
+	if c := strings.Compare(x.Device, y.Device); c != 0 {
+		return c
+	}
+	if c := strings.Compare(x.Sensor, y.Sensor); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.Time, y.Time)
 }
 
 // Diff describes the first difference between two sorted answers, or ""
@@ -135,13 +186,30 @@ func Expected(g *generator.Generator, q *Query) Answer {
 			raw = raw[:q.Limit]
 		}
 	}
-	out := make(Answer, 0, len(raw)*n)
-	for _, r := range raw {
-		for i, s := range q.Sensors {
-			out = append(out, Cell{Device: r.dev.Name, Sensor: s.Name, Time: r.ts, Value: normalise(vals[r.at+i])})
-		}
+	// Cells in canonical order as they are made: devices by name, then
+	// sensors by name, then rows by time.
+	if q.Limit >= 0 && q.Desc() {
+		slices.Reverse(raw) // the limit kept the newest rows first
 	}
-	out.Sort()
+	slices.SortStableFunc(raw, func(x, y row) int { return strings.Compare(x.dev.Name, y.dev.Name) })
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int { return strings.Compare(q.Sensors[i].Name, q.Sensors[j].Name) })
+	out := make(Answer, 0, len(raw)*n)
+	for start := 0; start < len(raw); {
+		end := start
+		for end < len(raw) && raw[end].dev == raw[start].dev {
+			end++
+		}
+		for _, i := range order {
+			for _, r := range raw[start:end] {
+				out = append(out, Cell{Device: r.dev.Name, Sensor: q.Sensors[i].Name, Time: r.ts, Value: normalise(vals[r.at+i])})
+			}
+		}
+		start = end
+	}
 	return out
 }
 
@@ -162,13 +230,27 @@ func appendRow(vals []any, g *generator.Generator, d *generator.Device, q *Query
 	return vals
 }
 
+// numbersOf fills nums with the selected sensors' numbers at row r of d
+// (0 for a text or DATE sensor, which an aggregate counts); false when the
+// family's value filter drops the row.
+func numbersOf(nums []float64, g *generator.Generator, d *generator.Device, q *Query, r int64) bool {
+	for i, s := range q.Sensors {
+		f, ok := g.NumberAt(d, s.Index, r)
+		if q.Family.HasValueFilter() && (!ok || !(f > q.ValueBound)) {
+			return false
+		}
+		nums[i] = f
+	}
+	return true
+}
+
 // expectedAggregates is Expected for the aggregate families: a device's
 // rows come in time order, so its windows do too, and each is summed up
 // as its rows pass, with no row kept.
 func expectedAggregates(g *generator.Generator, q *Query, first, last int64) Answer {
 	var out Answer
 	acc := make([]aggregator, len(q.Sensors))
-	var vals []any
+	nums := make([]float64, len(q.Sensors))
 	for _, d := range q.Devices {
 		if !d.Written {
 			continue
@@ -187,7 +269,7 @@ func expectedAggregates(g *generator.Generator, q *Query, first, last int64) Ans
 			if !inRange(q, ts) {
 				continue
 			}
-			if vals = appendRow(vals[:0], g, d, q, r); len(vals) == 0 {
+			if !numbersOf(nums, g, d, q, r) {
 				continue
 			}
 			w := int64(0)
@@ -198,8 +280,8 @@ func expectedAggregates(g *generator.Generator, q *Query, first, last int64) Ans
 				emit()
 			}
 			window, open = w, true
-			for i, v := range vals {
-				acc[i].add(v)
+			for i, f := range nums {
+				acc[i].add(f)
 			}
 		}
 		emit()
@@ -222,6 +304,9 @@ func inRange(q *Query, ts int64) bool {
 }
 
 func normalise(v any) any {
+	if _, ok := v.(float64); ok {
+		return v // boxed already: no second allocation
+	}
 	if n, ok := generator.Number(v); ok {
 		return n
 	}
@@ -237,8 +322,7 @@ type aggregator struct {
 	min, max float64
 }
 
-func (a *aggregator) add(v any) {
-	f, _ := generator.Number(v)
+func (a *aggregator) add(f float64) {
 	if a.n == 0 || f < a.min {
 		a.min = f
 	}
@@ -375,4 +459,51 @@ func Describe(q *Query) string {
 		sens[i] = s.Name
 	}
 	return fmt.Sprintf("%s (%s) devices %v sensors %v [%d, %d] aggregate %q limit %d", q.Family.ID(), q.Family, devs, sens, q.Start, q.End, q.Aggregate, q.Limit)
+}
+
+// Matches reports whether got, in any order, holds exactly the cells of
+// want, which is in canonical order (as Expected makes it): the check of
+// CHECK_ANSWERS, which orders small keys instead of moving cells. Only a
+// mismatch, which Mismatch then explains, needs got sorted.
+func Matches(got, want Answer) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	devs, sens := map[string]uint32{}, map[string]uint32{}
+	for _, c := range want {
+		if _, ok := devs[c.Device]; !ok {
+			devs[c.Device] = uint32(len(devs))
+		}
+		if _, ok := sens[c.Sensor]; !ok {
+			sens[c.Sensor] = 0
+		}
+	}
+	rank(sens)
+	type key struct {
+		ds   uint64
+		time int64
+		at   int
+	}
+	keys := make([]key, len(got))
+	for i, c := range got {
+		d, ok := devs[c.Device]
+		s, ok2 := sens[c.Sensor]
+		if !ok || !ok2 {
+			return false
+		}
+		keys[i] = key{uint64(d)<<32 | uint64(s), c.Time, i}
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		if c := cmp.Compare(x.ds, y.ds); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.time, y.time)
+	})
+	for i, k := range keys {
+		g, w := &got[k.at], &want[i]
+		if g.Device != w.Device || g.Sensor != w.Sensor || g.Time != w.Time || !sameValue(g.Value, w.Value) {
+			return false
+		}
+	}
+	return true
 }

@@ -61,8 +61,8 @@ func PhaseTables(group []*record.Phase) []Table {
 		Notes: []string{"Rows written as documents and the bytes of their bulk bodies (MB = 2^20 bytes, as Rally counts), per second of the phase."}}
 	warmRes := Table{Title: "Result Matrix (" + title + ", warm-up)", Header: ResultHeader}
 	warmLat := Table{Title: "Latency (ms) Matrix (" + title + ", warm-up)", Header: LatencyHeader}
-	answers := Table{Title: "Answers (" + title + ")", Header: []string{"Operation", "checked", "wrong", "checked share"},
-		Notes: []string{"CHECK_ANSWERS: answers compared with the model of the workload after each query's latency was taken; a wrong answer is a failed operation (its reason is under Failures)."}}
+	answers := Table{Title: "Answers (" + title + ")", Header: []string{"Operation", "checked", "wrong", "checked share", "check ms (mean)"},
+		Notes: []string{"CHECK_ANSWERS: answers compared with the model of the workload after each query's latency was taken; a wrong answer is a failed operation (its reason is under Failures). Check ms: the client's time per check (the model's answer and the comparison), not in any latency."}}
 	total, warmTotal := 0.0, 0.0
 	for _, p := range group {
 		if w := p.Warmup; w != nil {
@@ -109,22 +109,23 @@ func PhaseTables(group []*record.Phase) []Table {
 				fail.Rows = append(fail.Rows, []string{op.Operation, itoa(op.Errors[m]), m})
 			}
 		}
-		checked := map[string]*[3]int64{}
+		checked := map[string]*[4]int64{}
 		var names []string
 		for _, op := range p.AllOperations() {
 			c, ok := checked[op.Operation]
 			if !ok {
-				c = &[3]int64{}
+				c = &[4]int64{}
 				checked[op.Operation] = c
 				names = append(names, op.Operation)
 			}
 			c[0] += op.AnswersChecked
 			c[1] += op.AnswersWrong
 			c[2] += op.OKOps + op.FailOps
+			c[3] += op.CheckMicros
 		}
 		for _, n := range names {
 			if c := checked[n]; c[0] > 0 {
-				answers.Rows = append(answers.Rows, []string{n, itoa(c[0]), itoa(c[1]), f2(100*float64(c[0])/float64(max(c[2], 1))) + "%"})
+				answers.Rows = append(answers.Rows, []string{n, itoa(c[0]), itoa(c[1]), f2(100*float64(c[0])/float64(max(c[2], 1))) + "%", f2(float64(c[3]) / 1000 / float64(c[0]))})
 			}
 		}
 	}

@@ -43,10 +43,15 @@ func (ac *answerCheck) picks(r *rand.Rand) bool {
 // verify compares an answer with the model's: nil when they agree, else
 // ErrWrongAnswer with the reason.
 func (ac *answerCheck) verify(q *queries.Query, got queries.Answer, client int) error {
-	got.Sort()
-	m := queries.Mismatch(q, got, queries.Expected(ac.gen, q))
-	if m == "" {
+	want := queries.Expected(ac.gen, q)
+	if queries.Matches(got, want) {
 		return nil
+	}
+	got.Sort()
+	m := queries.Mismatch(q, got, want)
+	if m == "" {
+		// Matches and Mismatch disagree only on repeated cells.
+		m = fmt.Sprintf("%s: %d cells, some repeated, expected %d", q.Family, len(got), len(want))
 	}
 	ac.wrong.show(m, q, client)
 	return fmt.Errorf("%w: %s", ErrWrongAnswer, m)

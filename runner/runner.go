@@ -839,8 +839,9 @@ func (cl *client) query(ctx context.Context, f queries.Family, due time.Time) {
 	if checked && err == nil {
 		// After the clock: the model's answer and the comparison are
 		// tsbench's work, not the database's.
+		t := time.Now()
 		err = cl.check.verify(&q, answer, cl.id)
-		op.CountAnswer(err != nil)
+		op.CountAnswer(err != nil, time.Since(t))
 	}
 	recordOp(op, start, d, waited(due, start), n, err)
 }

@@ -23,6 +23,9 @@ import (
 )
 
 type routineFlags struct {
+	// answers says why the runs' answers are not checked, when they are
+	// not (answersByDefault); for the summary.
+	answers          string
 	config           string
 	sets, sideSets   []string
 	baseline         string
@@ -171,7 +174,7 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 	// The configuration is checked once for every side before anything is
 	// made or started: a bad key fails here, not after a build.
 	base := append(slices.Clone(f.sets), "RESULTS_DIR="+results)
-	base, err = answersByDefault(f.config, base, stderr)
+	base, f.answers, err = answersByDefault(f.config, base, stderr)
 	if err != nil {
 		return err
 	}
@@ -362,6 +365,7 @@ func routineReport(ctx context.Context, f routineFlags, out string, sides []rout
 	fmt.Fprintf(stdout, "Wall time %s: making the servers ready %s, starting/stopping/wiping them around the runs %s, the runs %s (measured phases %s, lifecycle steps %s, setup and verify %s)\n",
 		(provisioning + tm.Total).Round(time.Second), provisioning.Round(time.Second), tm.Servers.Round(time.Second), tm.Runs.Round(time.Second),
 		measured.Round(time.Second), lifecycle.Round(time.Second), setup.Round(time.Second))
+	fmt.Fprintln(stdout, answersLine(filepath.Join(out, "results"), f.answers))
 	for _, line := range strings.Split(strings.TrimSpace(gate), "\n") {
 		if line != "" {
 			fmt.Fprintln(stdout, line)
@@ -377,6 +381,37 @@ func routineReport(ctx context.Context, f routineFlags, out string, sides []rout
 	return &exitError{code, fmt.Errorf("compare: %s", strings.TrimSpace(gate))}
 }
 
+// answersLine says what the routine's answer checks found and cost.
+func answersLine(results, unchecked string) string {
+	recs, _ := record.Store{Dir: results}.List()
+	var queries, checked, wrong, us int64
+	var notChecked []string
+	for _, r := range recs {
+		if r.AnswersNotChecked != "" {
+			notChecked = append(notChecked, r.Label+": "+r.AnswersNotChecked)
+		}
+		for _, p := range r.Phases {
+			for _, op := range p.AllOperations() {
+				if op.Operation != config.Ingestion {
+					queries += op.OKOps + op.FailOps
+				}
+				checked += op.AnswersChecked
+				wrong += op.AnswersWrong
+				us += op.CheckMicros
+			}
+		}
+	}
+	if unchecked != "" {
+		return "Answers: not checked: " + unchecked
+	}
+	line := fmt.Sprintf("Answers: %d of %d queries checked in %d runs, %d wrong; the checks took the clients %.1f s (%.2f ms a query, after each latency)",
+		checked, queries, len(recs), wrong, float64(us)/1e6, float64(us)/1e3/float64(max(checked, 1)))
+	for _, n := range notChecked {
+		line += "\n  not checked in " + n
+	}
+	return line
+}
+
 // runTimes sums what the routine's runs spent: their measured phases, their
 // lifecycle steps (flush, stop, drop caches, start, reconnect, clear cache)
 // and the other steps (cleanup, schema, verify).
@@ -386,6 +421,9 @@ func runTimes(results string) (measured, lifecycle, setup time.Duration) {
 	for _, r := range recs {
 		for _, p := range r.Phases {
 			measured += sec(p.Seconds)
+			if p.Warmup != nil {
+				measured += sec(p.Warmup.Seconds)
+			}
 		}
 		for _, st := range r.Steps {
 			if st.Phase != "" {
@@ -427,28 +465,27 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 // the configuration or a --set chose: a contender must not win by being
 // wrong. Where the workload cannot be checked (a mixed phase, a run that
 // writes nothing) the routine goes on unchecked and says why.
-func answersByDefault(path string, sets []string, stderr io.Writer) ([]string, error) {
+func answersByDefault(path string, sets []string, stderr io.Writer) (_ []string, unchecked string, _ error) {
 	l, _, _, err := prepare(path, sets)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if l.Config.Given["CHECK_ANSWERS"] {
-		state := "off"
-		if l.Config.CheckAnswers {
-			state = "on"
+		if !l.Config.CheckAnswers {
+			unchecked = "CHECK_ANSWERS=false in the configuration"
 		}
-		fmt.Fprintf(stderr, "routine: answer checks %s, as the configuration says (CHECK_ANSWERS)\n", state)
-		return sets, nil
+		return sets, unchecked, nil
 	}
 	with := append(slices.Clone(sets), "CHECK_ANSWERS=true")
 	if _, _, _, err := prepare(path, with); err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) && strings.HasPrefix(ce.Key, "CHECK_ANSWERS") {
-			fmt.Fprintf(stderr, "routine: answers NOT checked: CHECK_ANSWERS %s\n", ce.Msg)
-			return sets, nil
+			unchecked = "CHECK_ANSWERS " + ce.Msg
+			fmt.Fprintf(stderr, "routine: answers NOT checked: %s\n", unchecked)
+			return sets, unchecked, nil
 		}
-		return nil, err
+		return nil, "", err
 	}
-	fmt.Fprintf(stderr, "routine: answers checked (CHECK_ANSWERS=true, the routine's default; its cost is in docs/performance.md)\n")
-	return with, nil
+	fmt.Fprintf(stderr, "routine: answers checked (CHECK_ANSWERS=true, the routine's default; the summary says what it cost)\n")
+	return with, "", nil
 }

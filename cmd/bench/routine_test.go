@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,7 +27,8 @@ func TestRoutineEmbedded(t *testing.T) {
 	if !strings.Contains(r.stderr, "--runs=3 rounded up to 4") {
 		t.Errorf("no note of the rounding:\n%s", r.stderr)
 	}
-	for _, want := range []string{"Routine: a vs b, 4 runs a side in balanced blocks (Welch's test, unpaired)", "Baseline a measured SQLite", "Contender b measured SQLite", "gate passed", "Wall time"} {
+	for _, want := range []string{"Routine: a vs b, 4 runs a side in balanced blocks (Welch's test, unpaired)", "Baseline a measured SQLite", "Contender b measured SQLite", "gate passed", "Wall time",
+		"Answers: not checked: CHECK_ANSWERS needs query rounds after the ingest (QUERY_ROUNDS ≥ 1)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("summary without %q:\n%s", want, r.stdout)
 		}
@@ -72,6 +74,22 @@ func TestRoutineEmbedded(t *testing.T) {
 }
 
 // TestRoutineRefusals: bad input is exit 2, one line, before anything runs.
+// TestRoutineChecksAnswers: the routine checks every answer unless the
+// configuration says otherwise, and its summary says what the checks found
+// and cost.
+func TestRoutineChecksAnswers(t *testing.T) {
+	rounds := append(slices.Clone(small), "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=5", "--baseline", "a=embedded", "--contender", "b=embedded", "--runs", "3")
+	r := bench(t, append(rounds, "--out", t.TempDir())...)
+	if r.code != 0 || !strings.Contains(r.stderr, "routine: answers checked (CHECK_ANSWERS=true, the routine's default") ||
+		!strings.Contains(r.stdout, "Answers: 1760 of 1760 queries checked in 8 runs, 0 wrong; the checks took the clients ") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = bench(t, append(rounds, "--set", "CHECK_ANSWERS=false", "--out", t.TempDir())...)
+	if r.code != 0 || !strings.Contains(r.stdout, "Answers: not checked: CHECK_ANSWERS=false in the configuration") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 func TestRoutineRefusals(t *testing.T) {
 	dist := t.TempDir()
 	for _, tc := range []struct {

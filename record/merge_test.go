@@ -132,3 +132,25 @@ func TestMergeRefuses(t *testing.T) {
 		t.Errorf("--force with instance 1 missing: %v %+v", err, m)
 	}
 }
+
+// TestMergeKeepsWarmups: the instances' warm-ups merge apart from their
+// measured operations, the longest warm-up's time kept; a phase's failures
+// include its warm-up's.
+func TestMergeKeepsWarmups(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	a := instance(t, 0, 2, t0, 0, []int{1, 2}, "10")
+	b := instance(t, 1, 2, t0, 0, []int{3, 4}, "10")
+	a.Phases[0].Warmup = &Warmup{Seconds: 2, Operations: instance(t, 0, 2, t0, 0, []int{50, 60, 70}, "10").Phases[0].Operations}
+	b.Phases[0].Warmup = &Warmup{Seconds: 3, Operations: instance(t, 1, 2, t0, 0, []int{80}, "10").Phases[0].Operations}
+	m, err := Merge([]*Record{a, b}, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Phases[0]
+	if p.Operations[0].OKOps != 4 || p.Warmup == nil || p.Warmup.Seconds != 3 || p.Warmup.Operations[0].OKOps != 4 || p.Operations[0].MaxMicros != 4000 {
+		t.Fatalf("merged phase: %d measured (max %d µs), warm-up %+v", p.Operations[0].OKOps, p.Operations[0].MaxMicros, p.Warmup)
+	}
+	if n := len(p.AllOperations()); n != 2 {
+		t.Fatalf("AllOperations: %d, want the measured and the warm-up's", n)
+	}
+}

@@ -150,3 +150,55 @@ func TestAnswersRatioIsDeterministic(t *testing.T) {
 		t.Errorf("%d of %d queries checked (%.3f), want about 0.25", checked, all, share)
 	}
 }
+
+// TestWarmupThroughTheBinary: a warm-up is planned (--dry-run marks its
+// steps), run, printed apart in every format and kept in the record apart
+// from the phase's operations; round 1 has none.
+func TestWarmupThroughTheBinary(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"run", "-c", "config.properties", "--set", "RESULTS_DIR=" + dir, "--set", "QUERY_ROUNDS=2", "--set", "QUERY_LOOP=8", "--set", "LOOP=46",
+		"--set", "DEVICE_NUMBER=4", "--set", "INIT_WAIT_TIME=0", "--set", "WARMUP_OPERATIONS=3", "--label", "warm"}
+	dry := bench(t, append(args, "--dry-run")...)
+	if dry.code != 0 || !strings.Contains(dry.stdout+dry.stderr, "3. ingest + warm-up until every client has run 3 operations") ||
+		strings.Contains(dry.stdout+dry.stderr, "round 1 + warm-up") || !strings.Contains(dry.stdout+dry.stderr, "(Q1) round 2 + warm-up") {
+		t.Fatalf("dry run: exit %d\n%s%s", dry.code, dry.stdout, dry.stderr)
+	}
+	r := bench(t, args...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, format := range []string{"text", "markdown", "csv"} {
+		out := r.stdout
+		if format != "text" {
+			out = bench(t, "show", "--results", dir, "warm", "--format", format).stdout
+		}
+		for _, want := range []string{"Result Matrix (ingest, warm-up)", "Latency (ms) Matrix (ingest, warm-up)", "Result Matrix (query, round 2, warm-up)"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q", format, want)
+			}
+		}
+		if strings.Contains(out, "round 1, warm-up") {
+			t.Errorf("%s: round 1 has a warm-up", format)
+		}
+	}
+	rec := records(t, dir)[0]
+	for _, p := range rec.Phases {
+		warm := p.Name == "ingest" || p.Round == 2
+		if (p.Warmup != nil) != warm {
+			t.Fatalf("%s: warm-up %v", p.Group(), p.Warmup)
+		}
+		if !warm {
+			continue
+		}
+		var w, m int64
+		for _, o := range p.Warmup.Operations {
+			w += o.OKOps
+		}
+		for _, o := range p.Operations {
+			m += o.OKOps
+		}
+		if w < 4*3 || m == 0 {
+			t.Errorf("%s %s: %d warm-up and %d measured operations", p.Group(), p.Variant, w, m)
+		}
+	}
+}

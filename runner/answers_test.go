@@ -211,3 +211,20 @@ func TestWarmupTime(t *testing.T) {
 		t.Errorf("%d warm-up and %d measured operations", w, m)
 	}
 }
+
+// TestWarmupLongerThanAPhase: a warm-up that outlasts a phase leaves it
+// unmeasured, and the run says so.
+func TestWarmupLongerThanAPhase(t *testing.T) {
+	p := plan(t, "DB_SWITCH=Null", "DATA_CLIENT_NUMBER=1", "DEVICE_NUMBER=1", "LOOP=4", "WARMUP_TIME=1", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0")
+	drv := null.Driver()
+	res, err := Run(context.Background(), p, &drv, Options{})
+	if err != nil || res.Stopped != nil {
+		t.Fatal(err, res.Stopped)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "the warm-up lasted the whole main phase") {
+		t.Fatalf("notes: %q", res.Notes)
+	}
+	if res.Phases[0].Elapsed != 0 || res.Phases[0].Warmup.Operations[0].OKOps != 4 {
+		t.Fatalf("phase: %v measured, warm-up %+v", res.Phases[0].Elapsed, res.Phases[0].Warmup)
+	}
+}

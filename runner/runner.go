@@ -363,6 +363,19 @@ func (w *walker) phase(ctx context.Context, wk work) bool {
 	if ph.Cut != "" {
 		w.res.Notes = append(w.res.Notes, ph.Cut)
 	}
+	if ph.Warmup != nil && ctx.Err() == nil {
+		var measured int64
+		for _, s := range ph.Operations {
+			measured += s.OKOps + s.FailOps
+		}
+		if measured == 0 {
+			// The user asked for figures of this phase and gets none: say
+			// so where they look, not only in an empty row.
+			note := fmt.Sprintf("the warm-up lasted the whole %s phase (%.2f s): nothing of it was measured; a phase this short needs WARMUP_OPERATIONS, or a shorter WARMUP_TIME", phaseName(&wk), ph.Warmup.Elapsed.Seconds())
+			w.res.Notes = append(w.res.Notes, note)
+			fmt.Fprintln(w.opts.Log, "warning: "+note)
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		w.res.Stopped = fmt.Errorf("interrupted: %w", context.Cause(ctx))
 		return false
@@ -467,12 +480,17 @@ type client struct {
 	pick    *rand.Rand   // which queries check picks
 }
 
+// phaseName names a phase in messages: "ingest", "query GROUP_BY round 2".
+func phaseName(w *work) string {
+	if w.variant != "" {
+		return fmt.Sprintf("%s %s round %d", w.name, w.variant, w.round)
+	}
+	return w.name
+}
+
 func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Options) Phase {
 	c := p.Config
-	name := w.name
-	if w.variant != "" {
-		name = fmt.Sprintf("%s %s round %d", w.name, w.variant, w.round)
-	}
+	name := phaseName(&w)
 	start := time.Now()
 	// TEST_MAX_TIME stops clients from starting new operations; the
 	// operation in flight finishes (or times out) on its own context.

@@ -14,6 +14,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -83,10 +84,17 @@ func main() {
 		byMode[k] = append(byMode[k], label)
 	}
 	sort.Strings(targets)
-	fmt.Println("| database | answers checked | runs | queries a run | checked a run | bench CPU s (median) | queries/s (median) | vs unchecked | CPU per checked query (median) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| database | answers checked | runs | queries a run | checked a run | bench CPU s (median) | CPU added (median) | CPU per checked query | queries/s (median) | vs unchecked |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	var noise []string
 	for _, t := range targets {
-		off := median(byMode[key{t, "off"}], runs, func(r *run) float64 { return r.queries / r.seconds })
+		offLabels := byMode[key{t, "off"}]
+		off := median(offLabels, runs, func(r *run) float64 { return r.queries / r.seconds })
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, l := range offLabels {
+			lo, hi = math.Min(lo, runs[l].cpu), math.Max(hi, runs[l].cpu)
+		}
+		noise = append(noise, fmt.Sprintf("%s %.2f–%.2f s", t, lo, hi))
 		for _, mode := range []string{"off", "share", "all"} {
 			labels := byMode[key{t, mode}]
 			if len(labels) == 0 {
@@ -94,25 +102,35 @@ func main() {
 			}
 			sort.Strings(labels)
 			qps := median(labels, runs, func(r *run) float64 { return r.queries / r.seconds })
-			per := "—"
+			added, per := "—", "—"
 			if mode != "off" {
-				var costs []float64
+				var deltas, costs []float64
 				for _, l := range labels {
 					o := runs[strings.Replace(l, "-"+mode+"-", "-off-", 1)]
 					if o != nil && runs[l].checked > 0 {
+						deltas = append(deltas, runs[l].cpu-o.cpu)
 						costs = append(costs, (runs[l].cpu-o.cpu)/runs[l].checked*1e6)
 					}
 				}
-				sort.Float64s(costs)
-				if len(costs) > 0 {
-					per = fmt.Sprintf("%.0f µs", costs[len(costs)/2])
+				if len(deltas) > 0 {
+					added = fmt.Sprintf("%+.2f s", mid(deltas))
+					per = fmt.Sprintf("%.0f µs", mid(costs))
 				}
 			}
 			r := runs[labels[0]]
-			fmt.Printf("| %s | %s | %d | %.0f | %.0f | %.2f | %.1f | %.3f | %s |\n", t, mode, len(labels), r.queries, r.checked,
-				median(labels, runs, func(r *run) float64 { return r.cpu }), qps, qps/off, per)
+			fmt.Printf("| %s | %s | %d | %.0f | %.0f | %.2f | %s | %s | %.1f | %.3f |\n", t, mode, len(labels), r.queries, r.checked,
+				median(labels, runs, func(r *run) float64 { return r.cpu }), added, per, qps, qps/off)
 		}
 	}
+	fmt.Printf("\nThe unchecked runs' CPU, lowest to highest (the noise a difference must exceed): %s.\n", strings.Join(noise, "; "))
+}
+
+func mid(v []float64) float64 {
+	sort.Float64s(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
 
 func median(labels []string, runs map[string]*run, f func(*run) float64) float64 {

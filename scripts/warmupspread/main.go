@@ -1,19 +1,20 @@
-// Command warmupspread reads the records of runs with a warm-up and of
-// runs without one (scripts/warmup-proof) and prints how much each run's
-// P99 latency varies from run to run: the ingest's INGESTION and each
-// query class of round 2, with the warm-up's operations left out (what the
-// phase's figures, compare and the gate read) and, for runs with a
-// warm-up, put back in (the same operations as a run without the key
-// would have measured). It also prints the first seconds of each run's
-// ingest, warm-up and measured part apart, in points per second.
+// Command warmupspread reads the records of runs without a warm-up and of
+// runs with one (scripts/warmup-proof) and prints how much each run's
+// latency percentiles vary from run to run: the ingest's INGESTION and each
+// query class of round 2, at P99, P99.9 and the maximum, with the warm-up's
+// operations left out (what the phase's figures, compare and the gate read)
+// and, for runs with a warm-up, put back in (the operations a run without
+// the key measures). It also prints the first seconds of each run's ingest,
+// warm-up and measured part apart, in points per second.
 //
-//	go run ./scripts/warmupspread NO_WARMUP_RESULTS WARMUP_RESULTS
+//	go run ./scripts/warmupspread NO_WARMUP_RESULTS WARMUP_RESULTS...
 package main
 
 import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -23,36 +24,58 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/warmupspread NO_WARMUP_RESULTS WARMUP_RESULTS")
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/warmupspread NO_WARMUP_RESULTS WARMUP_RESULTS...")
 		os.Exit(2)
 	}
-	without, with := load(os.Args[1]), load(os.Args[2])
+	without := load(os.Args[1])
+	var with [][]*record.Record
+	for _, dir := range os.Args[2:] {
+		with = append(with, load(dir))
+	}
 	fmt.Println("## The ingest's first seconds (points/s per one-second window)")
 	fmt.Println()
-	for _, r := range with {
-		for _, p := range r.Phases {
-			if p.Name != "ingest" || p.Warmup == nil {
-				continue
+	for _, recs := range with {
+		for _, r := range recs {
+			for _, p := range r.Phases {
+				if p.Name != "ingest" || p.Warmup == nil {
+					continue
+				}
+				fmt.Printf("- %s (%s): warm-up %.1f s: %s | measured: %s …\n", r.ID, r.Label, p.Warmup.Seconds,
+					windows(p.Warmup.Operations, 12), windows(p.Operations, 6))
 			}
-			fmt.Printf("- %s (%s, block %d): warm-up %.1f s: %s | measured: %s …\n", r.ID, r.Label, block(r), p.Warmup.Seconds,
-				windows(p.Warmup.Operations, 12), windows(p.Operations, 6))
 		}
 	}
 	fmt.Println()
-	fmt.Println("## Per-run P99 (ms): spread over the runs")
+	fmt.Println("## Per-run latency (ms): spread over the runs")
 	fmt.Println()
-	fmt.Println("| figure | runs | without WARMUP_TIME | with it, warm-up left in | with it, warm-up out |")
-	fmt.Println("|---|---|---|---|---|")
-	names := figures(without)
-	for _, name := range names {
-		a := p99s(without, name, false)
-		b := p99s(with, name, true)
-		c := p99s(with, name, false)
-		fmt.Printf("| %s | %d / %d | %s | %s | %s |\n", name, len(a), len(c), spread(a), spread(b), spread(c))
+	head := "| figure | without a warm-up |"
+	rule := "|---|---|"
+	for _, dir := range os.Args[2:] {
+		name := filepath.Base(filepath.Clean(dir))
+		head += fmt.Sprintf(" %s, warm-up left in | %s, warm-up out |", name, name)
+		rule += "---|---|"
+	}
+	fmt.Println(head)
+	fmt.Println(rule)
+	for _, name := range figures(without) {
+		for _, q := range []float64{99, 99.9, 100} {
+			row := fmt.Sprintf("| %s %s | %s |", name, pname(q), spread(values(without, name, q, false)))
+			for _, recs := range with {
+				row += fmt.Sprintf(" %s | %s |", spread(values(recs, name, q, true)), spread(values(recs, name, q, false)))
+			}
+			fmt.Println(row)
+		}
 	}
 	fmt.Println()
-	fmt.Println("Each cell: min–max of the runs' P99, and their coefficient of variation (sd/mean).")
+	fmt.Println("Each cell: the runs' lowest–highest figure, their coefficient of variation (sd/mean), and how many runs measured it.")
+}
+
+func pname(q float64) string {
+	if q == 100 {
+		return "max"
+	}
+	return fmt.Sprintf("P%g", q)
 }
 
 func load(dir string) []*record.Record {
@@ -63,13 +86,6 @@ func load(dir string) []*record.Record {
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].StartedAt.Before(recs[j].StartedAt) })
 	return recs
-}
-
-func block(r *record.Record) int {
-	if r.Routine == nil {
-		return 0
-	}
-	return r.Routine.Block
 }
 
 // figures are the ingest and round 2's operations, by name.
@@ -92,8 +108,9 @@ func figures(recs []*record.Record) []string {
 	return out
 }
 
-// p99s is each run's P99 of one figure, with or without its warm-up.
-func p99s(recs []*record.Record, name string, warm bool) []float64 {
+// values is each run's percentile q (100: the maximum) of one figure,
+// with or without its warm-up.
+func values(recs []*record.Record, name string, q float64, warm bool) []float64 {
 	var out []float64
 	for _, r := range recs {
 		for _, p := range r.Phases {
@@ -106,8 +123,12 @@ func p99s(recs []*record.Record, name string, warm bool) []float64 {
 				parts = append(parts, pick(p.Warmup.Operations, op))
 			}
 			for _, s := range metrics.Merge(parts...) {
-				if s.OKOps > 0 {
-					out = append(out, s.Percentile(99))
+				switch {
+				case s.OKOps == 0:
+				case q == 100:
+					out = append(out, s.Latency().Max)
+				default:
+					out = append(out, s.Percentile(q))
 				}
 			}
 		}
@@ -141,7 +162,7 @@ func spread(v []float64) string {
 	if len(v) > 1 && mean > 0 {
 		cv = math.Sqrt(ss/float64(len(v)-1)) / mean
 	}
-	return fmt.Sprintf("%.1f–%.1f, CV %.2f", lo, hi, cv)
+	return fmt.Sprintf("%.1f–%.1f, CV %.2f (%d)", lo, hi, cv, len(v))
 }
 
 // windows prints the first n one-second windows of the ingest's writes.

@@ -1,6 +1,10 @@
 package queries
 
-import "testing"
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
 
 func TestMismatch(t *testing.T) {
 	cell := func(d, s string, ts int64, v any) Cell { return Cell{Device: d, Sensor: s, Time: ts, Value: v} }
@@ -27,6 +31,43 @@ func TestMismatch(t *testing.T) {
 	} {
 		if got := Mismatch(c.q, c.got, model); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.q.Family, got, c.want)
+		}
+	}
+}
+
+// TestSortAndMatches: a large answer (sorted by keys) comes out as the
+// simple sort puts it; Matches accepts any order of the model's cells and
+// refuses a changed value, a repeated cell in place of another, a device
+// the model lacks.
+func TestSortAndMatches(t *testing.T) {
+	var want Answer
+	for _, d := range []string{"d_1", "d_10", "d_2"} {
+		for _, s := range []string{"s_0", "s_11", "s_3"} {
+			for ts := int64(0); ts < 200; ts++ {
+				want = append(want, Cell{Device: d, Sensor: s, Time: ts, Value: float64(ts) / 3})
+			}
+		}
+	}
+	slices.SortFunc(want, compareCells)
+	got := slices.Clone(want)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(got), func(i, j int) { got[i], got[j] = got[j], got[i] })
+	if !Matches(got, want) {
+		t.Fatal("a shuffled copy does not match")
+	}
+	sorted := slices.Clone(got)
+	sorted.Sort()
+	if !slices.EqualFunc(sorted, want, func(a, b Cell) bool { return a == b }) {
+		t.Fatal("Sort differs from the simple sort")
+	}
+	changed := slices.Clone(got)
+	changed[17].Value = changed[17].Value.(float64) + 1e-6
+	repeated := slices.Clone(got)
+	repeated[3] = repeated[4]
+	stranger := slices.Clone(got)
+	stranger[9].Device = "d_9"
+	for name, a := range map[string]Answer{"changed": changed, "repeated": repeated, "stranger": stranger, "short": got[1:]} {
+		if Matches(a, want) {
+			t.Errorf("%s: matches", name)
 		}
 	}
 }

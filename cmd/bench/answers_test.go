@@ -105,6 +105,9 @@ func TestAnswersCheckedThroughTheBinary(t *testing.T) {
 			if rec.Status != record.StatusFailed || !strings.Contains(rec.Error, "wrong answers (CHECK_ANSWERS)") || !strings.Contains(rec.Error, tg.family) {
 				t.Fatalf("sabotaged run: status %s, error %q", rec.Status, rec.Error)
 			}
+			if r := bench(t, "compare", "--results", good, records(t, good)[0].ID, filepath.Join(bad, rec.ID+".json")); r.code != 2 || !strings.Contains(r.stderr, "wrong answers (CHECK_ANSWERS)") {
+				t.Errorf("compare with the sabotaged run: exit %d\n%s", r.code, r.stderr)
+			}
 			for _, ph := range rec.Phases {
 				for _, op := range ph.Operations {
 					broken := op.Operation == tg.family

@@ -27,3 +27,12 @@ func TestExclusive(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswersThroughTheBinary: CHECK_ANSWERS finds every answer right on
+// Elasticsearch, and a binary that breaks one family's answers fails the
+// run naming it (adaptertest.Answers).
+func TestAnswersThroughTheBinary(t *testing.T) {
+	host, port := server(t, "TSBENCH_ES", "scripts/elasticsearch start")
+	sets := append([]string{"HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_answers", "GROUP_NUMBER=2", "DEVICE_NUMBER=4", "SENSOR_NUMBER=6", "QUERY_SENSOR_NUM=3"}, adaptertest.SmallAnswers...)
+	adaptertest.Answers{Dir: filepath.Join("..", ".."), Config: "examples/elasticsearch.properties", Sets: sets, Sabotage: "AGG_RANGE:shift", Family: "AGG_RANGE"}.Run(t)
+}

@@ -782,3 +782,24 @@ func TestQueryAnswerNoted(t *testing.T) {
 		t.Fatalf("the answer noted at %v, not during the query (%v to %v)", at, before, after)
 	}
 }
+
+// TestAnswersThroughTheBinary: CHECK_ANSWERS finds every answer right on
+// IoTDB, tree model out of order and table model with every type, and a
+// binary that breaks one family's answers fails the run naming it
+// (adaptertest.Answers).
+func TestAnswersThroughTheBinary(t *testing.T) {
+	host, port := server(t)
+	for _, c := range []struct {
+		name, config     string
+		sets             []string
+		sabotage, family string
+	}{
+		{"tree", "examples/iotdb.properties", []string{"DB_NAME=tsbench_answers", "GROUP_NUMBER=2", "DEVICE_NUMBER=4", "SENSOR_NUMBER=6", "QUERY_SENSOR_NUM=3", "IS_OUT_OF_ORDER=true"}, "TIME_RANGE:shift", "TIME_RANGE"},
+		{"table", "examples/iotdb-table.properties", []string{"DB_NAME=tsbench_answers_table", "IoTDB_TABLE_NUMBER=2", "DEVICE_NUMBER=4", "SENSOR_NUMBER=10"}, "LATEST_POINT:drop", "LATEST_POINT"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sets := append(append([]string{"HOST=" + host, "PORT=" + port}, c.sets...), adaptertest.SmallAnswers...)
+			adaptertest.Answers{Dir: filepath.Join("..", ".."), Config: c.config, Sets: sets, Sabotage: c.sabotage, Family: c.family}.Run(t)
+		})
+	}
+}

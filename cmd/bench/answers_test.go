@@ -1,123 +1,22 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/internal/adaptertest"
 )
 
-var sabotageBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "bench-sabotage")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "bench")
-	if out, err := exec.Command("go", "build", "-tags", "sabotage", "-o", bin, ".").CombinedOutput(); err != nil {
-		return "", &exec.ExitError{Stderr: out}
-	}
-	return bin, nil
-})
-
-// answerTarget is a database CHECK_ANSWERS is proven on, with the family
-// its sabotaged run breaks.
-type answerTarget struct {
-	name, env, config string
-	sets              []string
-	sabotage, family  string
-}
-
-func answerTargets() []answerTarget {
-	small := []string{"QUERY_ROUNDS=1", "QUERY_LOOP=6", "LOOP=40", "DATA_CLIENT_NUMBER=2", "INIT_WAIT_TIME=0", "VERIFY=false", "CHECK_ANSWERS=true"}
-	return []answerTarget{
-		{"SQLite", "", "config.properties", append([]string{"DEVICE_NUMBER=4", "SENSOR_NUMBER=6"}, small...), "GROUP_BY:drop", "GROUP_BY"},
-		{"IoTDB tree", "TSBENCH_IOTDB", "examples/iotdb.properties", append([]string{"DB_NAME=tsbench_answers", "GROUP_NUMBER=2", "DEVICE_NUMBER=4", "SENSOR_NUMBER=6", "QUERY_SENSOR_NUM=3", "IS_OUT_OF_ORDER=true"}, small...), "TIME_RANGE:shift", "TIME_RANGE"},
-		{"IoTDB table", "TSBENCH_IOTDB", "examples/iotdb-table.properties", append([]string{"DB_NAME=tsbench_answers_table", "IoTDB_TABLE_NUMBER=2", "DEVICE_NUMBER=4", "SENSOR_NUMBER=10"}, small...), "LATEST_POINT:drop", "LATEST_POINT"},
-		{"Elasticsearch", "TSBENCH_ES", "examples/elasticsearch.properties", append([]string{"DB_NAME=tsbench_answers", "GROUP_NUMBER=2", "DEVICE_NUMBER=4", "SENSOR_NUMBER=6", "QUERY_SENSOR_NUM=3"}, small...), "AGG_RANGE:shift", "AGG_RANGE"},
-	}
-}
-
 // TestAnswersCheckedThroughTheBinary: with CHECK_ANSWERS every query of
-// every family is checked and right on each database; the same run through
-// a binary whose adapter breaks one family's answers (a lost row, a
-// shifted timestamp) is failed, exit 3, naming that family and the reason.
+// every family is checked and right on SQLite; the same run through a
+// binary whose adapter loses a row of GROUP_BY's answers is failed, exit 3,
+// naming the family (adaptertest.Answers). The servers' packages run the
+// same proof on IoTDB (tree and table) and Elasticsearch.
 func TestAnswersCheckedThroughTheBinary(t *testing.T) {
-	sab, err := sabotageBinary()
-	if err != nil {
-		t.Fatalf("build the sabotage binary: %v", err)
-	}
-	for _, tg := range answerTargets() {
-		t.Run(tg.name, func(t *testing.T) {
-			sets := tg.sets
-			if tg.env != "" {
-				addr := os.Getenv(tg.env)
-				if addr == "" {
-					if os.Getenv("CI") != "" {
-						t.Fatalf("CI runs this test against %s: %s is needed", tg.name, tg.env)
-					}
-					t.Skipf("needs %s: start it with the scripts (docs/servers.md), then %s=127.0.0.1:PORT", tg.name, tg.env)
-				}
-				host, port, _ := strings.Cut(addr, ":")
-				sets = append([]string{"HOST=" + host, "PORT=" + port}, sets...)
-			}
-			args := func(dir string) []string {
-				a := []string{"run", "-c", tg.config, "--set", "RESULTS_DIR=" + dir}
-				for _, s := range sets {
-					a = append(a, "--set", s)
-				}
-				return a
-			}
-			good := t.TempDir()
-			r := bench(t, args(good)...)
-			if r.code != 0 {
-				t.Fatalf("clean run: exit %d\n%s", r.code, r.stderr)
-			}
-			rec := records(t, good)[0]
-			queried := 0
-			for _, ph := range rec.Phases {
-				for _, op := range ph.Operations {
-					if ph.Name != "query" {
-						continue
-					}
-					queried++
-					if op.AnswersChecked != op.OKOps+op.FailOps || op.AnswersChecked == 0 || op.AnswersWrong != 0 {
-						t.Errorf("clean run, %s: %d answers checked, %d wrong, of %d queries", op.Operation, op.AnswersChecked, op.AnswersWrong, op.OKOps+op.FailOps)
-					}
-				}
-			}
-			if queried != 11 {
-				t.Errorf("clean run checked %d query families, want 11", queried)
-			}
-
-			bad := t.TempDir()
-			cmd := exec.Command(sab, args(bad)...)
-			cmd.Dir = filepath.Join("..", "..")
-			cmd.Env = append(os.Environ(), "TSBENCH_SABOTAGE="+tg.sabotage)
-			out, _ := cmd.CombinedOutput()
-			if cmd.ProcessState.ExitCode() != 3 || !strings.Contains(string(out), "wrong answer (client") || !strings.Contains(string(out), tg.family+" d_") {
-				t.Fatalf("sabotaged run (%s): exit %d\n%s", tg.sabotage, cmd.ProcessState.ExitCode(), out)
-			}
-			rec = records(t, bad)[0]
-			if rec.Status != record.StatusFailed || !strings.Contains(rec.Error, "wrong answers (CHECK_ANSWERS)") || !strings.Contains(rec.Error, tg.family) {
-				t.Fatalf("sabotaged run: status %s, error %q", rec.Status, rec.Error)
-			}
-			if r := bench(t, "compare", "--results", good, records(t, good)[0].ID, filepath.Join(bad, rec.ID+".json")); r.code != 2 || !strings.Contains(r.stderr, "wrong answers (CHECK_ANSWERS)") {
-				t.Errorf("compare with the sabotaged run: exit %d\n%s", r.code, r.stderr)
-			}
-			for _, ph := range rec.Phases {
-				for _, op := range ph.Operations {
-					broken := op.Operation == tg.family
-					if ph.Name == "query" && (broken != (op.AnswersWrong > 0) || broken && op.AnswersWrong != op.AnswersChecked) {
-						t.Errorf("sabotaged run, %s: %d wrong of %d checked", op.Operation, op.AnswersWrong, op.AnswersChecked)
-					}
-				}
-			}
-		})
-	}
+	adaptertest.Answers{Dir: filepath.Join("..", ".."), Config: "config.properties",
+		Sets:     append([]string{"DEVICE_NUMBER=4", "SENSOR_NUMBER=6"}, adaptertest.SmallAnswers...),
+		Sabotage: "GROUP_BY:drop", Family: "GROUP_BY"}.Run(t)
 }
 
 // TestAnswersRatioIsDeterministic: CHECK_ANSWERS_RATIO checks a share of

@@ -154,3 +154,19 @@ func TestMergeKeepsWarmups(t *testing.T) {
 		t.Fatalf("AllOperations: %d, want the measured and the warm-up's", n)
 	}
 }
+
+// TestWarmupFailuresCount: a failure in a warm-up fails the run as any
+// other does; the warm-up is kept out of the figures, not out of the outcome.
+func TestWarmupFailuresCount(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	r := instance(t, 0, 1, t0, 0, []int{1, 2}, "10")
+	rec := metrics.NewRecorder(t0)
+	rec.Op("INGESTION").Record(t0, time.Millisecond, 100, fmt.Errorf("disk full"))
+	r.Phases[0].Warmup = &Warmup{Seconds: 1, Operations: rec.Snapshots()}
+	if why := r.Failure(0); !strings.Contains(why, "1 of 3 operations failed") || !strings.Contains(why, "disk full") {
+		t.Fatalf("failure: %q", why)
+	}
+	if why := r.Failure(50); why != "" {
+		t.Fatalf("within MAX_ERROR_RATE=50: %q", why)
+	}
+}

@@ -311,7 +311,7 @@ func (p *Plan) Describe(w io.Writer) {
 		fmt.Fprintf(w, "%3d. %s%s\n", i+1, s, warm)
 	}
 	if c.WarmupTimeS > 0 || c.WarmupOperations > 0 {
-		fmt.Fprintf(w, "Warm-up: %s of the ingest and of query rounds 2 and later, kept apart from the measured figures; round 1 is measured from its first query\n", p.warmupText())
+		fmt.Fprintf(w, "Warm-up: %s in each step marked above, kept apart from the measured figures; query round 1 never has one (it is measured from its first query)\n", p.warmupText())
 	}
 	if c.CheckAnswers {
 		share := "every query"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tsbench/tsbench/internal/adaptertest"
+	"github.com/tsbench/tsbench/record"
 )
 
 // TestAnswersCheckedThroughTheBinary: with CHECK_ANSWERS every query of
@@ -83,7 +84,19 @@ func TestWarmupThroughTheBinary(t *testing.T) {
 			t.Errorf("%s: round 1 has a warm-up", format)
 		}
 	}
-	rec := records(t, dir)[0]
+	// Another warm-up is another workload: compare refuses it, naming the key.
+	if r := bench(t, append(args[:len(args)-4], "--set", "WARMUP_OPERATIONS=0", "--label", "cold")...); r.code != 0 {
+		t.Fatalf("run without a warm-up: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := bench(t, "compare", "--results", dir, "cold", "warm"); r.code != 2 || !strings.Contains(r.stderr, `WARMUP_OPERATIONS: "0" vs "3"`) {
+		t.Errorf("compare across warm-ups: exit %d\n%s", r.code, r.stderr)
+	}
+	var rec *record.Record
+	for _, r := range records(t, dir) {
+		if r.Label == "warm" {
+			rec = r
+		}
+	}
 	for _, p := range rec.Phases {
 		warm := p.Name == "ingest" || p.Round == 2
 		if (p.Warmup != nil) != warm {

@@ -70,6 +70,44 @@ type Server struct {
 	Cache string
 }
 
+// Check refuses settings the server's kind has no use for: a port is
+// Elasticsearch's or OpenSearch's (IoTDB listens on 6667), properties are
+// IoTDB's. The messages name bench server's flags.
+func (s Server) Check() error {
+	if s.Port < 0 || s.Port > 65535 || s.Port != 0 && s.Kind == IoTDB {
+		return fmt.Errorf("--port=%d: valid: 1-65535, for Elasticsearch and OpenSearch only (IoTDB listens on 6667)", s.Port)
+	}
+	if s.Properties != "" && s.Kind != IoTDB {
+		return fmt.Errorf("--properties is for IoTDB (its iotdb-system.properties)")
+	}
+	return nil
+}
+
+// UseDist makes dist (a folder, or an archive unpacked once into cache)
+// the distribution the server runs, refusing one of another kind and a
+// version given beside it.
+func (s *Server) UseDist(dist, cache string) error {
+	if s.Version != "" {
+		return fmt.Errorf("give a VERSION or --dist=%s, not both", dist)
+	}
+	dir := dist
+	if IsArchive(dir) {
+		var err error
+		if dir, err = Unpack(dist, cache); err != nil {
+			return fmt.Errorf("--dist=%s: %w", dist, err)
+		}
+	}
+	found, err := Detect(dir)
+	if err != nil {
+		return fmt.Errorf("--dist: %w", err)
+	}
+	if found != s.Kind {
+		return fmt.Errorf("--dist=%s is a %s distribution, not %s", dist, found, s.Kind)
+	}
+	s.Dist, err = filepath.Abs(dir)
+	return err
+}
+
 // Actions are what a script does.
 var Actions = []string{"start", "stop", "status", "wipe", "install", "where"}
 

@@ -152,3 +152,42 @@ func TestCommandLines(t *testing.T) {
 		t.Fatalf("a bad description: %v", err)
 	}
 }
+
+// TestCheckAndUseDist: bench server's settings are refused where the kind
+// has no use for them, and a --dist must be of the kind named, a folder or
+// an archive, never beside a version.
+func TestCheckAndUseDist(t *testing.T) {
+	for _, c := range []struct {
+		s   Server
+		err string
+	}{
+		{s: Server{Kind: IoTDB}},
+		{s: Server{Kind: Elasticsearch, Port: 9201}},
+		{s: Server{Kind: IoTDB, Properties: "a=1"}},
+		{s: Server{Kind: IoTDB, Port: 6668}, err: "--port=6668: valid: 1-65535, for Elasticsearch and OpenSearch only"},
+		{s: Server{Kind: OpenSearch, Port: 70000}, err: "--port=70000"},
+		{s: Server{Kind: OpenSearch, Properties: "a=1"}, err: "--properties is for IoTDB"},
+	} {
+		if err := c.s.Check(); (err == nil) != (c.err == "") || err != nil && !strings.HasPrefix(err.Error(), c.err) {
+			t.Errorf("%+v: %v, want %q", c.s, err, c.err)
+		}
+	}
+	dist := t.TempDir()
+	fakeIoTDB(t, dist, "x=1\n")
+	s := Server{Kind: IoTDB}
+	if err := s.UseDist(dist, t.TempDir()); err != nil || s.Dist != dist {
+		t.Errorf("an IoTDB folder: %v, dist %q", err, s.Dist)
+	}
+	s = Server{Kind: Elasticsearch}
+	if err := s.UseDist(dist, t.TempDir()); err == nil || !strings.HasSuffix(err.Error(), "is a iotdb distribution, not elasticsearch") {
+		t.Errorf("an IoTDB folder for Elasticsearch: %v", err)
+	}
+	s = Server{Kind: IoTDB, Version: "2.0.10"}
+	if err := s.UseDist(dist, t.TempDir()); err == nil || !strings.HasPrefix(err.Error(), "give a VERSION or --dist=") {
+		t.Errorf("a version and a dist: %v", err)
+	}
+	s = Server{Kind: IoTDB}
+	if err := s.UseDist(t.TempDir(), t.TempDir()); err == nil || !strings.HasPrefix(err.Error(), "--dist: ") {
+		t.Errorf("an empty folder: %v", err)
+	}
+}

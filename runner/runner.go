@@ -906,3 +906,29 @@ func (ws *warmState) clientDone() {
 		ws.end.Store(time.Now().UnixNano())
 	}
 }
+
+// Clean removes the data p's runs write, as a run's cleanup step does
+// (IS_DELETE_DATA), then pauses INIT_WAIT_TIME as the step does: a server
+// that drops data asynchronously (IoTDB holds writes to a recreated
+// database) must be done before the instances of a distributed run start
+// writing. cleaned is called between the two with the pause to come. An
+// error opening the database wraps ErrConnect.
+func Clean(ctx context.Context, p *Plan, drv *adapters.Driver, cleaned func(wait time.Duration)) error {
+	c := p.Config
+	octx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
+	defer cancel()
+	a, err := drv.Open(octx, adapters.Params{Config: c, Schema: p.Schema})
+	if err != nil {
+		return fmt.Errorf("%w %s: %w", ErrConnect, drv.Name, err)
+	}
+	defer a.Close()
+	if err := a.Cleanup(octx); err != nil {
+		return err
+	}
+	wait := time.Duration(c.InitWaitMS) * time.Millisecond
+	cleaned(wait)
+	if wait == 0 {
+		return nil
+	}
+	return pace.For(ctx, wait)
+}

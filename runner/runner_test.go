@@ -581,3 +581,47 @@ func TestServerMetricsNotReportedStayAbsent(t *testing.T) {
 		}
 	}
 }
+
+// TestClean: bench clean's cleanup is the run's: a SQLite file a run
+// filled holds nothing of it after Clean, which pauses INIT_WAIT_TIME
+// after saying so; a database that cannot be opened is ErrConnect.
+func TestClean(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "c.db")
+	p, _ := sqliteRun(t, "SQLITE_PATH="+db)
+	cnt := func() int64 {
+		drv := sqlite.Driver()
+		a, err := drv.Open(context.Background(), adapters.Params{Config: p.Config, Schema: p.Schema, Existing: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		var n int64
+		for _, dc := range Verify(context.Background(), p, a.(adapters.Counter)) {
+			n += dc.Found
+		}
+		return n
+	}
+	if cnt() == 0 {
+		t.Fatal("the run left nothing to clean")
+	}
+	p = plan(t, "SQLITE_PATH="+db, "INIT_WAIT_TIME=300")
+	drv := sqlite.Driver()
+	var said time.Duration
+	start := time.Now()
+	if err := Clean(context.Background(), p, &drv, func(w time.Duration) { said = w }); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); said != 300*time.Millisecond || took < said {
+		t.Errorf("the pause: said %v, took %v", said, took)
+	}
+	if n := cnt(); n != 0 {
+		t.Errorf("%d points left after Clean", n)
+	}
+	d := null.Driver()
+	d.Open = func(context.Context, adapters.Params) (adapters.Adapter, error) {
+		return nil, errors.New("connection refused")
+	}
+	if err := Clean(context.Background(), p, &d, func(time.Duration) { t.Error("cleaned without a database") }); !errors.Is(err, ErrConnect) {
+		t.Errorf("unreachable: %v, want ErrConnect", err)
+	}
+}

@@ -12,8 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tsbench/tsbench/adapters"
-	"github.com/tsbench/tsbench/pace"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
@@ -145,25 +143,21 @@ each would delete the others' data: run bench clean once before starting them.`,
 				return err
 			}
 			defer release()
-			octx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
-			defer cancel()
-			a, err := drv.Open(octx, adapters.Params{Config: c, Schema: plan.Schema})
-			if err != nil {
-				return failedError(fmt.Errorf("%w %s: %w", runner.ErrConnect, drv.Name, err))
-			}
-			defer a.Close()
-			if err := a.Cleanup(octx); err != nil {
-				return failedError(fmt.Errorf("clean %s%s: %w", drv.Name, where(drv, c), err))
-			}
-			fmt.Fprintf(stdout, "cleaned %s%s\n", drv.Name, where(drv, c))
-			// As a run pauses after its cleanup: a server that drops data
-			// asynchronously (IoTDB holds writes to a recreated database)
-			// must be done before the instances start writing.
-			if wait := time.Duration(c.InitWaitMS) * time.Millisecond; wait > 0 {
-				fmt.Fprintf(stderr, "waiting INIT_WAIT_TIME=%d ms for the server to finish the cleanup\n", c.InitWaitMS)
-				if err := pace.For(ctx, wait); err != nil {
-					return err
+			cleaned := false
+			err = runner.Clean(ctx, plan, drv, func(wait time.Duration) {
+				cleaned = true
+				fmt.Fprintf(stdout, "cleaned %s%s\n", drv.Name, where(drv, c))
+				if wait > 0 {
+					fmt.Fprintf(stderr, "waiting INIT_WAIT_TIME=%d ms for the server to finish the cleanup\n", c.InitWaitMS)
 				}
+			})
+			switch {
+			case errors.Is(err, runner.ErrConnect):
+				return failedError(err)
+			case err != nil && !cleaned:
+				return failedError(fmt.Errorf("clean %s%s: %w", drv.Name, where(drv, c), err))
+			case err != nil:
+				return err
 			}
 			return nil
 		},

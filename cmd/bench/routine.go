@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tsbench/tsbench/compare"
-	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/provision"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/routine"
@@ -122,39 +121,25 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 	if f.baseline == "" || len(f.contenders) == 0 {
 		return usageError(errors.New("give --baseline NAME=SERVER and at least one --contender NAME=SERVER"))
 	}
-	if f.runs < compare.MinRuns {
-		return usageError(fmt.Errorf("--runs=%d: the gate tests %d runs a side or more (valid: an even number ≥ %d)", f.runs, compare.MinRuns, compare.MinRuns+1))
+	runs, note, err := routine.EvenRuns(f.runs)
+	if err != nil {
+		return usageError(err)
 	}
-	if f.runs%2 == 1 {
-		fmt.Fprintf(stderr, "note: --runs=%d rounded up to %d: blocks in reversed order come in pairs, so that every side has the same mean position\n", f.runs, f.runs+1)
-		f.runs++
+	if note != "" {
+		fmt.Fprintf(stderr, "note: %s\n", note)
 	}
+	f.runs = runs
 	opt := compare.Options{Alpha: f.alpha, MinEffect: f.minEffect, MinAbsMS: compare.DefaultMinAbsMS}
 	if err := opt.Check(f.failAbove, true, compare.UntestedFail); err != nil {
 		return usageError(err)
 	}
-	var sides []routine.Side
-	for i, arg := range append([]string{f.baseline}, f.contenders...) {
-		flag := "--contender"
-		if i == 0 {
-			flag = "--baseline"
-		}
-		s, err := routine.ParseSide(flag, arg)
-		if err != nil {
-			return usageError(err)
-		}
-		if slices.ContainsFunc(sides, func(o routine.Side) bool { return o.Name == s.Name }) {
-			return usageError(fmt.Errorf("%s=%s: the name %s is taken by another side (valid: a name a side)", flag, arg, s.Name))
-		}
-		sides = append(sides, s)
+	sides, err := routine.ParseSides(f.baseline, f.contenders)
+	if err != nil {
+		return usageError(err)
 	}
-	perSide := map[string][]string{}
-	for _, ss := range f.sideSets {
-		name, kv, ok := strings.Cut(ss, ":")
-		if !ok || !strings.Contains(kv, "=") || !slices.ContainsFunc(sides, func(s routine.Side) bool { return s.Name == name }) {
-			return usageError(fmt.Errorf("--side-set=%q: give NAME:KEY=VALUE with the NAME of a side", ss))
-		}
-		perSide[name] = append(perSide[name], kv)
+	perSide, err := routine.SideSets(f.sideSets, sides)
+	if err != nil {
+		return usageError(err)
 	}
 	if !cmd.Flags().Changed("order-seed") {
 		f.seed = uint64(time.Now().UnixNano())
@@ -163,14 +148,14 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 	if out == "" {
 		out = "routine-" + time.Now().UTC().Format("20060102T150405Z")
 	}
-	out, err := filepath.Abs(out)
+	out, err = filepath.Abs(out)
 	if err != nil {
 		return usageError(err)
 	}
-	results := filepath.Join(out, "results")
-	if recs, _ := (record.Store{Dir: results}).List(); len(recs) > 0 {
-		return usageError(fmt.Errorf("--out=%s holds %d runs of an earlier routine: give another --out (a side must be this routine's runs only)", out, len(recs)))
+	if err := routine.CheckOut(out); err != nil {
+		return usageError(err)
 	}
+	results := routine.Results(out)
 	// The configuration is checked once for every side before anything is
 	// made or started: a bad key fails here, not after a build.
 	base := append(slices.Clone(f.sets), "RESULTS_DIR="+results)
@@ -185,7 +170,7 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 		if err != nil {
 			return err
 		}
-		if err := fitsDriver(s, drv.Name, drv.Servers, drv.Footprint != nil || drv.Discard != nil); err != nil {
+		if err := s.Fits(drv.Name, drv.Servers, drv.Footprint != nil || drv.Discard != nil); err != nil {
 			return usageError(err)
 		}
 		if len(l.Config.Ports) > 0 {
@@ -254,7 +239,10 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 			}
 			return nil
 		},
-		AfterFirstBlock: func() error { return sameBuildsSeen(results, sides, f.aa) },
+		AfterFirstBlock: func() error {
+			recs, _ := record.Store{Dir: results}.List()
+			return routine.SameBuildsSeen(recs, sides, f.aa)
+		},
 	}
 	fmt.Fprintf(stderr, "routine: %d runs a side, the order drawn with --order-seed %d\n", f.runs, f.seed)
 	tm, runErr := routine.Run(ctx, o)
@@ -266,51 +254,6 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 		return failedError(fmt.Errorf("the routine stopped: %w", runErr))
 	}
 	return routineReport(ctx, f, out, resolved, provisioning, tm, stdout, stderr)
-}
-
-// fitsDriver refuses a server spec the config's database cannot use.
-func fitsDriver(s routine.Side, db string, servers []string, embedded bool) error {
-	switch s.Form {
-	case routine.Embedded:
-		if !embedded && len(servers) > 0 {
-			return fmt.Errorf("side %s is embedded, but DB_SWITCH=%s needs a server (give %s:VERSION, a distribution, git:PATH@REF or external)", s.Name, db, servers[0])
-		}
-	case routine.External:
-	default:
-		if len(servers) == 0 {
-			return fmt.Errorf("side %s=%s: DB_SWITCH=%s has no server to start (give %s=embedded)", s.Name, s.Spec, db, s.Name)
-		}
-		if s.Form == routine.Release && !slices.Contains(servers, string(s.Kind)) {
-			return fmt.Errorf("side %s=%s: DB_SWITCH=%s measures %s, not %s", s.Name, s.Spec, db, strings.Join(servers, " or "), s.Kind)
-		}
-	}
-	return nil
-}
-
-// sameBuildsSeen refuses, after the first block, sides whose servers
-// reported one build (external servers, releases whose files differ only in
-// where they lie), unless the A/A is declared.
-func sameBuildsSeen(results string, sides []routine.Side, aa bool) error {
-	if aa {
-		return nil
-	}
-	recs, _ := record.Store{Dir: results}.List()
-	// In the sides' order, the baseline first, as every message names them.
-	var names []string
-	var ts []record.Target
-	for _, s := range sides {
-		for _, r := range recs {
-			if r.Routine != nil && r.Routine.Side == s.Name {
-				names = append(names, s.Name)
-				ts = append(ts, r.Target)
-				break
-			}
-		}
-	}
-	if same := compare.IdenticalBuilds(names, ts); len(same) > 0 {
-		return fmt.Errorf("%w: the servers reported it after the first block: %s (declare an A/A with --aa)", routine.ErrSameBuild, strings.Join(same, ", "))
-	}
-	return nil
 }
 
 // routineReport writes the PR report (Markdown), the HTML page and its
@@ -361,11 +304,12 @@ func routineReport(ctx context.Context, f routineFlags, out string, sides []rout
 			}
 		}
 	}
-	measured, lifecycle, setup := runTimes(filepath.Join(out, "results"))
+	recs, _ := record.Store{Dir: routine.Results(out)}.List()
+	sum := routine.Summarize(recs)
 	fmt.Fprintf(stdout, "Wall time %s: making the servers ready %s, starting/stopping/wiping them around the runs %s, the runs %s (measured phases %s, lifecycle steps %s, setup and verify %s)\n",
 		(provisioning + tm.Total).Round(time.Second), provisioning.Round(time.Second), tm.Servers.Round(time.Second), tm.Runs.Round(time.Second),
-		measured.Round(time.Second), lifecycle.Round(time.Second), setup.Round(time.Second))
-	fmt.Fprintln(stdout, answersLine(filepath.Join(out, "results"), f.answers))
+		sum.Measured.Round(time.Second), sum.Lifecycle.Round(time.Second), sum.Setup.Round(time.Second))
+	fmt.Fprintln(stdout, sum.AnswersLine(f.answers))
 	for _, line := range strings.Split(strings.TrimSpace(gate), "\n") {
 		if line != "" {
 			fmt.Fprintln(stdout, line)
@@ -379,61 +323,6 @@ func routineReport(ctx context.Context, f routineFlags, out string, sides []rout
 		return &exitError{code, errors.New("the gate did not pass (see above)")}
 	}
 	return &exitError{code, fmt.Errorf("compare: %s", strings.TrimSpace(gate))}
-}
-
-// answersLine says what the routine's answer checks found and cost.
-func answersLine(results, unchecked string) string {
-	recs, _ := record.Store{Dir: results}.List()
-	var queries, checked, wrong, us int64
-	var notChecked []string
-	for _, r := range recs {
-		if r.AnswersNotChecked != "" {
-			notChecked = append(notChecked, r.Label+": "+r.AnswersNotChecked)
-		}
-		for _, p := range r.Phases {
-			for _, op := range p.AllOperations() {
-				if op.Operation != config.Ingestion {
-					queries += op.OKOps + op.FailOps
-				}
-				checked += op.AnswersChecked
-				wrong += op.AnswersWrong
-				us += op.CheckMicros
-			}
-		}
-	}
-	if unchecked != "" {
-		return "Answers: not checked: " + unchecked
-	}
-	line := fmt.Sprintf("Answers: %d of %d queries checked in %d runs, %d wrong; the checks took the clients %.1f s (%.2f ms a query, after each latency)",
-		checked, queries, len(recs), wrong, float64(us)/1e6, float64(us)/1e3/float64(max(checked, 1)))
-	for _, n := range notChecked {
-		line += "\n  not checked in " + n
-	}
-	return line
-}
-
-// runTimes sums what the routine's runs spent: their measured phases, their
-// lifecycle steps (flush, stop, drop caches, start, reconnect, clear cache)
-// and the other steps (cleanup, schema, verify).
-func runTimes(results string) (measured, lifecycle, setup time.Duration) {
-	recs, _ := record.Store{Dir: results}.List()
-	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-	for _, r := range recs {
-		for _, p := range r.Phases {
-			measured += sec(p.Seconds)
-			if p.Warmup != nil {
-				measured += sec(p.Warmup.Seconds)
-			}
-		}
-		for _, st := range r.Steps {
-			if st.Phase != "" {
-				lifecycle += sec(st.Seconds)
-			} else {
-				setup += sec(st.Seconds)
-			}
-		}
-	}
-	return measured, lifecycle, setup
 }
 
 // prefixWriter starts every line written through it with prefix.
@@ -461,31 +350,26 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// answersByDefault turns CHECK_ANSWERS on for the routine's runs unless
-// the configuration or a --set chose: a contender must not win by being
-// wrong. Where the workload cannot be checked (a mixed phase, a run that
-// writes nothing) the routine goes on unchecked and says why.
+// answersByDefault is routine.AnswersByDefault on the routine's config,
+// with the line that says what the routine chose.
 func answersByDefault(path string, sets []string, stderr io.Writer) (_ []string, unchecked string, _ error) {
 	l, _, _, err := prepare(path, sets)
 	if err != nil {
 		return nil, "", err
 	}
-	if l.Config.Given["CHECK_ANSWERS"] {
-		if !l.Config.CheckAnswers {
-			unchecked = "CHECK_ANSWERS=false in the configuration"
-		}
-		return sets, unchecked, nil
-	}
-	with := append(slices.Clone(sets), "CHECK_ANSWERS=true")
-	if _, _, _, err := prepare(path, with); err != nil {
-		var ce *config.Error
-		if errors.As(err, &ce) && strings.HasPrefix(ce.Key, "CHECK_ANSWERS") {
-			unchecked = "CHECK_ANSWERS " + ce.Msg
-			fmt.Fprintf(stderr, "routine: answers NOT checked: %s\n", unchecked)
-			return sets, unchecked, nil
-		}
+	a, err := routine.AnswersByDefault(l.Config, sets, func(sets []string) error {
+		_, _, _, err := prepare(path, sets)
+		return err
+	})
+	if err != nil {
 		return nil, "", err
 	}
-	fmt.Fprintf(stderr, "routine: answers checked (CHECK_ANSWERS=true, the routine's default; the summary says what it cost)\n")
-	return with, "", nil
+	switch {
+	case a.Chosen:
+	case a.Unchecked != "":
+		fmt.Fprintf(stderr, "routine: answers NOT checked: %s\n", a.Unchecked)
+	default:
+		fmt.Fprintf(stderr, "routine: answers checked (CHECK_ANSWERS=true, the routine's default; the summary says what it cost)\n")
+	}
+	return a.Sets, a.Unchecked, nil
 }

@@ -97,11 +97,8 @@ func (sf serverFlags) server(kind string, version []string) (provision.Server, e
 	if len(version) == 1 {
 		s.Version = version[0]
 	}
-	if sf.port < 0 || sf.port > 65535 || sf.port != 0 && k == provision.IoTDB {
-		return s, fmt.Errorf("--port=%d: valid: 1-65535, for Elasticsearch and OpenSearch only (IoTDB listens on 6667)", sf.port)
-	}
-	if sf.properties != "" && k != provision.IoTDB {
-		return s, fmt.Errorf("--properties is for IoTDB (its iotdb-system.properties)")
+	if err := s.Check(); err != nil {
+		return s, err
 	}
 	if sf.home != "" {
 		if s.Home, err = filepath.Abs(sf.home); err != nil {
@@ -109,23 +106,7 @@ func (sf serverFlags) server(kind string, version []string) (provision.Server, e
 		}
 	}
 	if sf.dist != "" {
-		if s.Version != "" {
-			return s, fmt.Errorf("give a VERSION or --dist=%s, not both", sf.dist)
-		}
-		dist := sf.dist
-		if provision.IsArchive(dist) {
-			if dist, err = provision.Unpack(dist, provision.DefaultCache()); err != nil {
-				return s, fmt.Errorf("--dist=%s: %w", sf.dist, err)
-			}
-		}
-		found, err := provision.Detect(dist)
-		if err != nil {
-			return s, fmt.Errorf("--dist: %w", err)
-		}
-		if found != k {
-			return s, fmt.Errorf("--dist=%s is a %s distribution, not %s", sf.dist, found, k)
-		}
-		if s.Dist, err = filepath.Abs(dist); err != nil {
+		if err := s.UseDist(sf.dist, provision.DefaultCache()); err != nil {
 			return s, err
 		}
 	}

@@ -1,0 +1,180 @@
+package routine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/internal/configtest"
+	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/record"
+)
+
+func TestParseSidesAndSideSets(t *testing.T) {
+	sides, err := ParseSides("master=iotdb:2.0.10", []string{"pr=embedded", "other=external"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sides) != 3 || sides[0].Name != "master" || sides[1].Form != Embedded || sides[2].Form != External {
+		t.Fatalf("sides %+v", sides)
+	}
+	if _, err := ParseSides("a=embedded", []string{"b=embedded", "a=external"}); err == nil || !strings.Contains(err.Error(), "--contender=a=external: the name a is taken") {
+		t.Errorf("a name two sides take: %v", err)
+	}
+	if _, err := ParseSides("master", nil); err == nil || !strings.HasPrefix(err.Error(), "--baseline=") {
+		t.Errorf("a baseline without a server: %v", err)
+	}
+	per, err := SideSets([]string{"pr:LOOP=3", "pr:BATCH_SIZE_PER_WRITE=2", "master:LOOP=4"}, sides)
+	if err != nil || strings.Join(per["pr"], ",") != "LOOP=3,BATCH_SIZE_PER_WRITE=2" || len(per["master"]) != 1 {
+		t.Errorf("side sets %v, %v", per, err)
+	}
+	for _, bad := range []string{"nobody:LOOP=3", "pr-LOOP=3", "pr:LOOP"} {
+		if _, err := SideSets([]string{bad}, sides); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("--side-set=%s: %v", bad, err)
+		}
+	}
+}
+
+func TestEvenRuns(t *testing.T) {
+	for _, c := range []struct {
+		asked, runs int
+		note, err   string
+	}{
+		{asked: 6, runs: 6},
+		{asked: 4, runs: 4},
+		{asked: 3, runs: 4, note: "--runs=3 rounded up to 4"},
+		{asked: 2, err: "--runs=2: the gate tests 3 runs a side or more"},
+		{asked: 0, err: "--runs=0"},
+	} {
+		runs, note, err := EvenRuns(c.asked)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+				t.Errorf("%d: %v, want %q", c.asked, err, c.err)
+			}
+		case err != nil || runs != c.runs || !strings.HasPrefix(note, c.note) || (c.note == "") != (note == ""):
+			t.Errorf("%d: %d %q %v, want %d %q", c.asked, runs, note, err, c.runs, c.note)
+		}
+	}
+}
+
+func TestFits(t *testing.T) {
+	iotdb := []string{"iotdb"}
+	es := []string{"elasticsearch", "opensearch"}
+	for _, c := range []struct {
+		spec     string
+		servers  []string
+		embedded bool
+		err      string
+	}{
+		{spec: "iotdb:2.0.10", servers: iotdb},
+		{spec: "opensearch:2.19.6", servers: es},
+		{spec: "external", servers: iotdb},
+		{spec: "external", embedded: true},
+		{spec: "embedded", embedded: true},
+		{spec: "embedded", servers: iotdb, err: "side s is embedded, but DB_SWITCH=DB needs a server (give iotdb:VERSION"},
+		{spec: "iotdb:2.0.10", embedded: true, err: "side s=iotdb:2.0.10: DB_SWITCH=DB has no server to start (give s=embedded)"},
+		{spec: "iotdb:2.0.10", servers: es, err: "DB_SWITCH=DB measures elasticsearch or opensearch, not iotdb"},
+	} {
+		s, err := ParseSide("--baseline", "s="+c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Fits("DB", c.servers, c.embedded)
+		if (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s on %v (embedded %v): %v, want %q", c.spec, c.servers, c.embedded, err, c.err)
+		}
+	}
+}
+
+func TestSameBuildsSeen(t *testing.T) {
+	sides, _ := ParseSides("master=external", []string{"pr=external"})
+	run := func(side, build string) *record.Record {
+		return &record.Record{Routine: &record.Routine{Side: side}, Target: record.Target{DB: "IoTDB", Version: "2.0.10", Build: build}}
+	}
+	same := []*record.Record{run("master", "3c26382"), run("pr", "3c26382"), run("pr", "other")}
+	err := SameBuildsSeen(same, sides, false)
+	if !errors.Is(err, ErrSameBuild) || !strings.Contains(err.Error(), "master and pr (2.0.10 build 3c26382)") {
+		t.Errorf("one build on both sides: %v", err)
+	}
+	if err := SameBuildsSeen(same, sides, true); err != nil {
+		t.Errorf("a declared A/A: %v", err)
+	}
+	if err := SameBuildsSeen([]*record.Record{run("master", "3c26382"), run("pr", "a0b1c2d")}, sides, false); err != nil {
+		t.Errorf("two builds: %v", err)
+	}
+	if err := SameBuildsSeen([]*record.Record{run("master", ""), run("pr", "")}, sides, false); err != nil {
+		t.Errorf("servers that report no build are never called the same: %v", err)
+	}
+}
+
+func TestAnswersByDefault(t *testing.T) {
+	// The command's load runs the plan's checks too (runner.NewPlan), which
+	// refuse CHECK_ANSWERS where no model exists, with the key named: this
+	// stands in for them on the mixed phase.
+	load := func(sets []string) error {
+		l, err := configtest.Try(nil, sets...)
+		if err == nil && l.Config.QueryRounds == 0 && l.Config.CheckAnswers {
+			return fmt.Errorf("load: %w", &config.Error{Key: "CHECK_ANSWERS", Value: "true", Msg: "has no model in the mixed phase"})
+		}
+		return err
+	}
+	for _, c := range []struct {
+		name      string
+		sets      []string
+		on        bool
+		unchecked string
+		chosen    bool
+	}{
+		{name: "the routine turns it on", sets: []string{"QUERY_ROUNDS=1"}, on: true},
+		{name: "the config chose it", sets: []string{"QUERY_ROUNDS=1", "CHECK_ANSWERS=true"}, on: true, chosen: true},
+		{name: "the config chose against", sets: []string{"QUERY_ROUNDS=1", "CHECK_ANSWERS=false"}, unchecked: "CHECK_ANSWERS=false in the configuration", chosen: true},
+		{name: "no model: the mixed phase", sets: []string{"QUERY_ROUNDS=0"}, unchecked: "CHECK_ANSWERS has no model in the mixed phase"},
+	} {
+		a, err := AnswersByDefault(configtest.Load(t, nil, c.sets...), c.sets, load)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		on := strings.Contains(strings.Join(a.Sets, " "), "CHECK_ANSWERS=true")
+		if on != c.on || a.Chosen != c.chosen || !strings.HasPrefix(a.Unchecked, c.unchecked) || (c.unchecked == "") != (a.Unchecked == "") {
+			t.Errorf("%s: %+v", c.name, a)
+		}
+	}
+	// Another refusal is the configuration's error, not a reason to go on
+	// unchecked.
+	refuse := errors.New("LOOP: refused")
+	if _, err := AnswersByDefault(configtest.Load(t, nil, "QUERY_ROUNDS=1"), nil, func([]string) error { return refuse }); !errors.Is(err, refuse) {
+		t.Errorf("another refusal: %v", err)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	op := func(name string, ops, checked, wrong, us int64) *metrics.Snapshot {
+		return &metrics.Snapshot{Operation: name, OKOps: ops, AnswersChecked: checked, AnswersWrong: wrong, CheckMicros: us}
+	}
+	recs := []*record.Record{
+		{Label: "master", Phases: []record.Phase{
+			{Seconds: 10, Operations: []*metrics.Snapshot{op(config.Ingestion, 100, 0, 0, 0)}, Warmup: &record.Warmup{Seconds: 2}},
+			{Seconds: 3, Operations: []*metrics.Snapshot{op("PRECISE_POINT", 40, 40, 1, 2000)}},
+		}, Steps: []record.Step{{Name: "cleanup", Seconds: 1}, {Name: "stop", Phase: "query", Seconds: 4}}},
+		{Label: "pr", AnswersNotChecked: "the ingest lost writes", Phases: []record.Phase{
+			{Seconds: 5, Operations: []*metrics.Snapshot{op("GROUP_BY", 60, 0, 0, 0)}},
+		}},
+	}
+	s := Summarize(recs)
+	if s.Runs != 2 || s.Measured != 20*time.Second || s.Lifecycle != 4*time.Second || s.Setup != time.Second ||
+		s.Queries != 100 || s.Checked != 40 || s.Wrong != 1 || s.Check != 2*time.Millisecond {
+		t.Errorf("summary %+v", s)
+	}
+	want := "Answers: 40 of 100 queries checked in 2 runs, 1 wrong; the checks took the clients 0.0 s (0.05 ms a query, after each latency)\n  not checked in pr: the ingest lost writes"
+	if got := s.AnswersLine(""); got != want {
+		t.Errorf("answers line\n%s\nwant\n%s", got, want)
+	}
+	if got := s.AnswersLine("CHECK_ANSWERS=false in the configuration"); got != "Answers: not checked: CHECK_ANSWERS=false in the configuration" {
+		t.Errorf("unchecked line %q", got)
+	}
+}

@@ -756,8 +756,8 @@ func (cl *client) write(ctx, limit context.Context, due time.Time) {
 			err = cl.multi.WriteDevices(wctx, cl.filled)
 		}
 		d := cl.response.Since(start)
-		if err == nil && wctx.Err() != nil {
-			err = wctx.Err() // a write that outlived its timeout is a failure, whatever the adapter says
+		if err == nil {
+			err = overdue(wctx) // a write that outlived its timeout is a failure, whatever the adapter says
 		}
 		cancel()
 		if err != nil && ctx.Err() != nil {
@@ -843,8 +843,8 @@ func (cl *client) query(ctx context.Context, f queries.Family, due time.Time) {
 		n, err = cl.a.Query(qctx, &q)
 	}
 	d := cl.response.Since(start)
-	if err == nil && qctx.Err() != nil {
-		err = qctx.Err() // never count a timed-out query as a success (iot-benchmark does)
+	if err == nil {
+		err = overdue(qctx) // never count a timed-out query as a success (iot-benchmark does)
 	}
 	cancel()
 	if err != nil && ctx.Err() != nil {
@@ -931,4 +931,19 @@ func Clean(ctx context.Context, p *Plan, drv *adapters.Driver, cleaned func(wait
 		return nil
 	}
 	return pace.For(ctx, wait)
+}
+
+// overdue is the error of an operation whose context's deadline has passed:
+// the context's own error, or DeadlineExceeded by the clock while the
+// context's timer has not yet run. On a stalled machine the adapter's
+// wake-up and the context's cancellation both come late, and the adapter's
+// may come first; the clock then still says the operation was too slow.
+func overdue(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }

@@ -358,8 +358,11 @@ func TestTargetThroughput(t *testing.T) {
 	q := res.Phases[0].Operations[0]
 	l := q.Latency()
 	st, ok := q.ServiceTime()
-	// Due every 10 ms, each taking 25 ms: the 8th starts about 105 ms late.
-	if !ok || q.OKOps != 8 || st.Max > 80 || l.Max < 100 || l.Max < st.Max {
+	// Due every 10 ms, each taking 25 ms: the 8th starts about 105 ms late,
+	// so the latencies are 25, 40 … 130 ms, their median about 77, while
+	// every service time is 25 ms. Medians, not maxima: a stall of the
+	// machine lengthens one operation's service time too (CI saw 367 ms).
+	if !ok || q.OKOps != 8 || 2*st.Median > l.Median || l.Max < 100 || l.Max < st.Max {
 		t.Fatalf("latency %+v, service time %+v (%v): the waits must be in the latency only", l, st, ok)
 	}
 }
@@ -623,5 +626,34 @@ func TestClean(t *testing.T) {
 	}
 	if err := Clean(context.Background(), p, &d, func(time.Duration) { t.Error("cleaned without a database") }); !errors.Is(err, ErrConnect) {
 		t.Errorf("unreachable: %v, want ErrConnect", err)
+	}
+}
+
+// lateTimer is a context whose deadline has passed while its timer has not
+// run yet, as on a stalled machine: Err still says nothing.
+type lateTimer struct {
+	context.Context
+	deadline time.Time
+}
+
+func (l lateTimer) Deadline() (time.Time, bool) { return l.deadline, true }
+
+// TestOverdue: an operation is overdue by its context's error, or by the
+// clock when that error has not come yet; never before its deadline.
+func TestOverdue(t *testing.T) {
+	bg := context.Background()
+	if err := overdue(lateTimer{bg, time.Now().Add(-time.Millisecond)}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a deadline passed, its timer not run: %v", err)
+	}
+	if err := overdue(lateTimer{bg, time.Now().Add(time.Hour)}); err != nil {
+		t.Errorf("before the deadline: %v", err)
+	}
+	if err := overdue(bg); err != nil {
+		t.Errorf("no deadline: %v", err)
+	}
+	done, cancel := context.WithCancel(bg)
+	cancel()
+	if err := overdue(done); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled context: %v", err)
 	}
 }

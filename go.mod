@@ -10,6 +10,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/go-viper/encoding/javaproperties v0.1.0
 	github.com/olekukonko/tablewriter v1.1.5
+	github.com/prometheus/procfs v0.23.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/viper v1.21.0

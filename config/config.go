@@ -167,8 +167,10 @@ type Config struct {
 	MaxErrorRate      float64 // MAX_ERROR_RATE (percent of operations that may fail before the run is "failed")
 	CheckAnswers      bool    // CHECK_ANSWERS
 	CheckAnswersRatio float64 // CHECK_ANSWERS_RATIO (0 < r ≤ 1)
-	WarmupTimeS       int64   // WARMUP_TIME (seconds)
-	WarmupOperations  int64   // WARMUP_OPERATIONS (per client)
+	// ServerMetricsIntervalS is SERVER_METRICS_INTERVAL (seconds; 0 off).
+	ServerMetricsIntervalS float64
+	WarmupTimeS            int64 // WARMUP_TIME (seconds)
+	WarmupOperations       int64 // WARMUP_OPERATIONS (per client)
 
 	// Query rounds and lifecycle (tsbench additions).
 	QueryRounds       int    // QUERY_ROUNDS (-1 resolved: 2 with a suite or restart commands, else 0)

@@ -236,6 +236,14 @@ func mergePhases(recs []*Record) ([]Phase, error) {
 		if merged.Warmup != nil {
 			merged.Warmup.Operations = metrics.Merge(warm...)
 		}
+		// Each instance sampled its own machine: the sources stay apart,
+		// named by their instance, their times each instance's own.
+		for _, r := range recs {
+			for _, src := range r.Phases[i].Server {
+				src.Name = fmt.Sprintf("instance %d: %s", r.Instance.Index, src.Name)
+				merged.Server = append(merged.Server, src)
+			}
+		}
 		for _, o := range merged.AllOperations() {
 			if err := o.Encode(); err != nil {
 				return nil, err

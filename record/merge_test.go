@@ -8,6 +8,7 @@ import (
 
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/telemetry"
 )
 
 // instance makes the record of instance i of n: one phase that began
@@ -152,6 +153,29 @@ func TestMergeKeepsWarmups(t *testing.T) {
 	}
 	if n := len(p.AllOperations()); n != 2 {
 		t.Fatalf("AllOperations: %d, want the measured and the warm-up's", n)
+	}
+}
+
+// TestMergeKeepsServerSources: each instance's telemetry stays its own,
+// named by its instance.
+func TestMergeKeepsServerSources(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	a := instance(t, 0, 2, t0, 0, []int{1}, "10")
+	b := instance(t, 1, 2, t0, 0, []int{2}, "10")
+	src := telemetry.Source{Name: "machine", At: []int64{0, 1000}, Series: []telemetry.Series{{Name: "CPU user", Unit: "s", Counter: true, Values: []float64{0, 1.5}}}}
+	a.Phases[0].Server = []telemetry.Source{src}
+	src.Series = []telemetry.Series{{Name: "CPU user", Unit: "s", Counter: true, Values: []float64{0, 2.5}}}
+	b.Phases[0].Server = []telemetry.Source{src}
+	m, err := Merge([]*Record{a, b}, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.Phases[0].Server
+	if len(got) != 2 || got[0].Name != "instance 0: machine" || got[1].Name != "instance 1: machine" || got[1].Series[0].Values[1] != 2.5 {
+		t.Fatalf("merged sources %+v", got)
+	}
+	if a.Phases[0].Server[0].Name != "machine" {
+		t.Error("the merge renamed an instance's own source")
 	}
 }
 

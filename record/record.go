@@ -16,6 +16,7 @@ import (
 
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/telemetry"
 )
 
 // SchemaVersion is the version of the run record format. Readers refuse
@@ -223,6 +224,11 @@ type Phase struct {
 	// WARMUP_OPERATIONS), which Operations, Seconds and StartedAt leave
 	// out: no comparison reads them. Nil without a warm-up.
 	Warmup *Warmup `json:"warmup,omitempty"`
+	// Server is what the server and its machine did over the phase (its
+	// warm-up included), a source each: the machine, each server process
+	// on this machine. Absent where SERVER_METRICS_INTERVAL=0 or in records
+	// made before it.
+	Server []telemetry.Source `json:"server,omitempty"`
 }
 
 // Warmup is a phase's warm-up: how long it lasted and its operations.
@@ -257,6 +263,11 @@ func (r *Record) check() error {
 		}
 		if w := p.Warmup; w != nil && (math.IsNaN(w.Seconds) || w.Seconds < 0 || w.Seconds > maxPhaseSeconds) {
 			return fmt.Errorf("phase %d (%s) has a warm-up of %g seconds", i+1, p.Group(), w.Seconds)
+		}
+		for _, src := range p.Server {
+			if err := src.Check(); err != nil {
+				return fmt.Errorf("phase %d (%s): %w", i+1, p.Group(), err)
+			}
 		}
 		for j, op := range p.AllOperations() {
 			if op == nil {

@@ -157,7 +157,74 @@ func PhaseTables(group []*record.Phase) []Table {
 	if len(fail.Rows) > 0 {
 		out = append(out, fail)
 	}
+	if srv := serverTable(title, group); len(srv.Rows) > 0 {
+		out = append(out, srv)
+	}
 	return out
+}
+
+// serverTable sums up the telemetry of a group of phases (a round's
+// variants together): per source and figure, a counter's total, its mean
+// and peak per second, a gauge's mean and largest value.
+func serverTable(title string, group []*record.Phase) Table {
+	t := Table{Title: "Server (" + title + ")", Header: []string{"Source", "Figure", "unit", "total", "per s", "peak per s", "mean", "max", "samples"}, LeftColumns: 3,
+		Notes: []string{"SERVER_METRICS_INTERVAL: sampled over the phase, its warm-up included, and at its start and end. CPU in seconds of one CPU: 2 per s is two CPUs busy. Disk bytes are those the process made the storage layer read or write."}}
+	type acc struct {
+		source, name, unit string
+		counter            bool
+		total, secs, peak  float64
+		mean, max          float64
+		samples            int
+	}
+	var order []string
+	accs := map[string]*acc{}
+	var missed []string
+	for _, p := range group {
+		for _, src := range p.Server {
+			if src.Missed > 0 {
+				missed = append(missed, fmt.Sprintf("%s missed %d samples (%s)", src.Name, src.Missed, src.Error))
+			}
+			secs := 0.0
+			if n := len(src.At); n > 1 {
+				secs = float64(src.At[n-1]-src.At[0]) / 1000
+			}
+			for _, su := range src.Summaries() {
+				key := su.Source + "\x00" + su.Name
+				a, ok := accs[key]
+				if !ok {
+					a = &acc{source: su.Source, name: su.Name, unit: su.Unit, counter: su.Counter}
+					accs[key] = a
+					order = append(order, key)
+				}
+				if a.samples+su.Samples > 0 {
+					a.mean = (a.mean*float64(a.samples) + su.Mean*float64(su.Samples)) / float64(a.samples+su.Samples)
+				}
+				a.samples += su.Samples
+				a.total += su.Total
+				a.secs += secs
+				a.peak = max(a.peak, su.MaxRate)
+				a.max = max(a.max, su.Max)
+			}
+		}
+	}
+	for _, key := range order {
+		a := accs[key]
+		unit, scale := a.unit, 1.0
+		if unit == "bytes" {
+			unit, scale = "MiB", 1<<20
+		}
+		if a.counter {
+			per := "-"
+			if a.secs > 0 {
+				per = f2(a.total / a.secs / scale)
+			}
+			t.Rows = append(t.Rows, []string{a.source, a.name, unit, f2(a.total / scale), per, f2(a.peak / scale), "-", "-", itoa(int64(a.samples))})
+			continue
+		}
+		t.Rows = append(t.Rows, []string{a.source, a.name, unit, "-", "-", "-", f2(a.mean / scale), f2(a.max / scale), itoa(int64(a.samples))})
+	}
+	t.Notes = append(t.Notes, missed...)
+	return t
 }
 
 // RunTables returns the tables of every phase of a run.

@@ -17,6 +17,7 @@ import (
 	"github.com/tsbench/tsbench/metrics"
 	"github.com/tsbench/tsbench/pace"
 	"github.com/tsbench/tsbench/queries"
+	"github.com/tsbench/tsbench/telemetry"
 )
 
 // Options are how a run reports while it works.
@@ -69,6 +70,9 @@ type Phase struct {
 	// WARMUP_OPERATIONS): Started and Elapsed above then begin where it
 	// ended. Nil for a phase without one.
 	Warmup *Warmup
+	// Server is the telemetry sampled over the phase, its warm-up
+	// included (SERVER_METRICS_INTERVAL); nil when off.
+	Server []telemetry.Source
 }
 
 // Warmup is a phase's warm-up: its operations, kept apart from the
@@ -259,6 +263,9 @@ type walker struct {
 	// answerer checks answers (CHECK_ANSWERS); nil when none are checked.
 	answerer adapters.Answerer
 	wrong    *wrongLog
+	// sampler is the phases' telemetry; nil until the first phase and
+	// after a lifecycle step, when the server's processes are looked up.
+	sampler *telemetry.Sampler
 }
 
 // do runs one step of the plan and reports whether the run may go on.
@@ -287,6 +294,7 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 		if st.Variant != nil {
 			name = st.Variant.Name
 		}
+		w.sampler = nil
 		return w.lc.run(ctx, st.Round, name)
 	case StepQuery:
 		v := st.Variant
@@ -358,7 +366,11 @@ func (w *walker) step(ctx context.Context, name, skip string, f func(context.Con
 // phase runs one measured phase; an interrupt stops the run after it.
 func (w *walker) phase(ctx context.Context, wk work) bool {
 	wk.docs = w.drv.Documents
+	sm := w.sampling(ctx)
 	ph := runPhase(ctx, w.p, w.a, wk, w.opts)
+	if sm != nil {
+		ph.Server = sm.Stop()
+	}
 	w.res.Phases = append(w.res.Phases, ph)
 	if ph.Cut != "" {
 		w.res.Notes = append(w.res.Notes, ph.Cut)

@@ -1,0 +1,87 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/telemetry"
+)
+
+// serverPorts are the ports of the database server where it listens on
+// this machine: the processes behind them are the server's. An embedded
+// database (no address) and a server elsewhere have none.
+func serverPorts(c *config.Config, drv *adapters.Driver) []int {
+	if drv.Address == nil {
+		return nil
+	}
+	var ports []int
+	for i, h := range c.Hosts {
+		if !isLocal(h) {
+			continue
+		}
+		port := 0
+		switch {
+		case i < len(c.Ports):
+			port = c.Ports[i]
+		case len(c.Ports) > 0:
+			port = c.Ports[0]
+		}
+		if port > 0 && !slices.Contains(ports, port) {
+			ports = append(ports, port)
+		}
+	}
+	return ports
+}
+
+func isLocal(host string) bool {
+	h := strings.Trim(strings.ToLower(host), "[]")
+	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+}
+
+// sampling starts the telemetry of a phase (SERVER_METRICS_INTERVAL); what
+// it could not find is said once a run. Nil when it is off. The server's
+// processes are looked up at the first phase and again after each
+// lifecycle step (a restart changes them), not before every phase: the
+// look-up reads every process's open files, 50 ms on a machine with a
+// JVM server, and a weekly suite has 48 phases.
+func (w *walker) sampling(ctx context.Context) *telemetry.Sampling {
+	c := w.p.Config
+	if c.ServerMetricsIntervalS <= 0 {
+		return nil
+	}
+	if w.sampler == nil {
+		s, notes, err := telemetry.Host(serverPorts(c, w.drv))
+		if err != nil {
+			w.note("server metrics: " + err.Error())
+			return nil
+		}
+		for _, n := range notes {
+			w.note("server metrics: " + n)
+		}
+		s.Interval = time.Duration(c.ServerMetricsIntervalS * float64(time.Second))
+		w.sampler = s
+	}
+	return w.sampler.Start(ctx)
+}
+
+// note adds a note of the run once, with a warning in the log.
+func (w *walker) note(n string) {
+	if slices.Contains(w.res.Notes, n) {
+		return
+	}
+	w.res.Notes = append(w.res.Notes, n)
+	fmt.Fprintln(logOf(w.opts), "note: "+n)
+}
+
+func logOf(o Options) io.Writer {
+	if o.Log == nil {
+		return io.Discard
+	}
+	return o.Log
+}

@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/tsbench/tsbench/adapters/null"
+	"github.com/tsbench/tsbench/config"
+)
+
+// TestServerTelemetry: every phase of a run samples the machine and the
+// process behind the server's port; a port nobody listens on is one note
+// of the run, however many phases; SERVER_METRICS_INTERVAL=0 samples
+// nothing.
+func TestServerTelemetry(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("host metrics come from /proc")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	run := func(sets ...string) *Result {
+		t.Helper()
+		p := plan(t, append([]string{"DB_SWITCH=Null", "QUERY_ROUNDS=2", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0", "LOOP=30"}, sets...)...)
+		d := null.Driver()
+		d.Address = func(c *config.Config) []string { return []string{fmt.Sprintf("127.0.0.1:%d", c.Ports[0])} }
+		res, err := Run(context.Background(), p, &d, Options{})
+		if err != nil || res.Stopped != nil {
+			t.Fatal(err, res.Stopped)
+		}
+		return res
+	}
+	res := run("HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port), "SERVER_METRICS_INTERVAL=0.01")
+	if len(res.Phases) != 3 {
+		t.Fatalf("%d phases, want ingest and two query rounds", len(res.Phases))
+	}
+	self := fmt.Sprintf("process %d (", os.Getpid())
+	for _, ph := range res.Phases {
+		if len(ph.Server) != 2 || ph.Server[0].Name != "machine" || !strings.HasPrefix(ph.Server[1].Name, self) {
+			t.Fatalf("%s round %d: sources %+v, want the machine and %s…)", ph.Name, ph.Round, ph.Server, self)
+		}
+		for _, src := range ph.Server {
+			if len(src.At) < 2 || src.Check() != nil {
+				t.Errorf("%s: %d samples, %v", src.Name, len(src.At), src.Check())
+			}
+		}
+	}
+	res = run("HOST=127.0.0.1", "PORT=1", "SERVER_METRICS_INTERVAL=0.01")
+	notes := 0
+	for _, n := range res.Notes {
+		if strings.Contains(n, "no process of this machine listens on port 1") {
+			notes++
+		}
+	}
+	if notes != 1 || len(res.Phases[2].Server) != 1 {
+		t.Errorf("port 1: %d notes (want 1) in %q; sources of the last phase %d (want the machine)", notes, res.Notes, len(res.Phases[2].Server))
+	}
+	if res = run("SERVER_METRICS_INTERVAL=0"); res.Phases[0].Server != nil {
+		t.Errorf("SERVER_METRICS_INTERVAL=0 sampled %+v", res.Phases[0].Server)
+	}
+}

@@ -1,0 +1,202 @@
+// Package telemetry samples what a database server and its machine did
+// while a phase was measured, on a fixed interval beside the clients, and
+// sums each figure up per phase; no operation waits on it.
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+)
+
+// Source is what one sampled thing reported over a phase: when each
+// sample was taken and a series per figure.
+type Source struct {
+	Name string `json:"name"` // "machine", "process 1234 (java, port 6667)"
+	// Started is when the sampling started; At is each sample's time,
+	// milliseconds after it.
+	Started time.Time `json:"started_at"`
+	At      []int64   `json:"at_ms"`
+	Series  []Series  `json:"series"`
+	// Missed counts the samples that could not be read; Error is the last
+	// reason. A source that never reported has no samples and says why.
+	Missed int    `json:"missed,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Series is one figure of a source, a value per sample.
+type Series struct {
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	// Counter marks a cumulative figure (CPU seconds, bytes written): its
+	// Values are the changes since the sample before, the first one 0, so
+	// that the record stays small and the phase's total is their sum.
+	Counter bool      `json:"counter,omitempty"`
+	Values  []float64 `json:"values"`
+}
+
+// Summary is a series summed up over its phase.
+type Summary struct {
+	Source, Name, Unit string
+	Counter            bool
+	Samples            int
+	// Total is a counter's change over the phase, MaxRate its largest
+	// change per second between two samples; Mean and Max a gauge's.
+	Total, MaxRate, Mean, Max float64
+}
+
+// Summaries sums up every series of the source; a source without samples
+// has none.
+func (s Source) Summaries() []Summary {
+	var out []Summary
+	for _, se := range s.Series {
+		if len(se.Values) == 0 {
+			continue
+		}
+		sum := Summary{Source: s.Name, Name: se.Name, Unit: se.Unit, Counter: se.Counter, Samples: len(se.Values)}
+		for i, v := range se.Values {
+			if se.Counter {
+				sum.Total += v
+				if i > 0 && i < len(s.At) && s.At[i] > s.At[i-1] {
+					sum.MaxRate = max(sum.MaxRate, v/(float64(s.At[i]-s.At[i-1])/1000))
+				}
+				continue
+			}
+			sum.Mean += v / float64(len(se.Values))
+			if i == 0 || v > sum.Max {
+				sum.Max = v
+			}
+		}
+		out = append(out, sum)
+	}
+	return out
+}
+
+// reader reads one source's figures, the same ones in the same order at
+// every call: counters as their cumulative values.
+type reader interface {
+	name() string
+	figures() []Series // names, units and kinds, without values
+	read() ([]float64, error)
+}
+
+// Sampler samples its sources every Interval while a phase runs.
+type Sampler struct {
+	Interval time.Duration
+	readers  []reader
+}
+
+// Sources names what the sampler reads.
+func (s *Sampler) Sources() []string {
+	var out []string
+	for _, r := range s.readers {
+		out = append(out, r.name())
+	}
+	return out
+}
+
+// Sampling is one phase's sampling under way.
+type Sampling struct {
+	start   time.Time
+	stop    chan struct{}
+	done    sync.WaitGroup
+	sources []Source
+	last    [][]float64 // each reader's previous cumulative values
+	readers []reader
+}
+
+// Start takes a first sample of every source and then one every Interval
+// on a goroutine of its own, until Stop or ctx ends.
+func (s *Sampler) Start(ctx context.Context) *Sampling {
+	sm := &Sampling{start: time.Now(), stop: make(chan struct{}), readers: s.readers}
+	for _, r := range s.readers {
+		sm.sources = append(sm.sources, Source{Name: r.name(), Started: sm.start.UTC(), Series: r.figures()})
+	}
+	sm.last = make([][]float64, len(s.readers))
+	sm.sample()
+	if len(s.readers) == 0 || s.Interval <= 0 {
+		return sm
+	}
+	sm.done.Add(1)
+	go func() {
+		defer sm.done.Done()
+		t := time.NewTicker(s.Interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				sm.sample()
+			case <-sm.stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return sm
+}
+
+// Stop ends the sampling with a last sample and returns what every source
+// reported.
+func (sm *Sampling) Stop() []Source {
+	close(sm.stop)
+	sm.done.Wait()
+	sm.sample()
+	return sm.sources
+}
+
+// sample reads every source once; a source that fails this time misses
+// the sample (all its series alike, so their values stay aligned with At).
+func (sm *Sampling) sample() {
+	at := time.Since(sm.start).Milliseconds()
+	for i, r := range sm.readers {
+		src := &sm.sources[i]
+		vals, err := r.read()
+		if err == nil && len(vals) != len(src.Series) {
+			err = fmt.Errorf("read %d figures, want %d", len(vals), len(src.Series))
+		}
+		if err != nil {
+			src.Missed++
+			src.Error = err.Error()
+			continue
+		}
+		src.At = append(src.At, at)
+		for j, v := range vals {
+			se := &src.Series[j]
+			if se.Counter {
+				d := 0.0
+				if sm.last[i] != nil {
+					d = v - sm.last[i][j]
+				}
+				se.Values = append(se.Values, d)
+				continue
+			}
+			se.Values = append(se.Values, v)
+		}
+		sm.last[i] = vals
+	}
+}
+
+// Check says what makes a source read from a record unusable: a series
+// whose values do not match the samples' times, times that go back, or a
+// value that is not a number.
+func (s Source) Check() error {
+	for i := 1; i < len(s.At); i++ {
+		if s.At[i] < s.At[i-1] {
+			return fmt.Errorf("server source %q: sample %d is older than the one before", s.Name, i+1)
+		}
+	}
+	for _, se := range s.Series {
+		if len(se.Values) != len(s.At) {
+			return fmt.Errorf("server source %q: %s has %d values for %d samples", s.Name, se.Name, len(se.Values), len(s.At))
+		}
+		for _, v := range se.Values {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("server source %q: %s holds %v", s.Name, se.Name, v)
+			}
+		}
+	}
+	return nil
+}

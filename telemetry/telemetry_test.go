@@ -1,0 +1,99 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSummaries(t *testing.T) {
+	s := Source{Name: "p", At: []int64{0, 1000, 3000}, Series: []Series{
+		{Name: "cpu", Unit: "s", Counter: true, Values: []float64{0, 0.5, 3}},
+		{Name: "rss", Unit: "bytes", Values: []float64{10, 40, 10}},
+		{Name: "never", Unit: "x"},
+	}}
+	got := s.Summaries()
+	if len(got) != 2 {
+		t.Fatalf("%d summaries, want 2 (a series without values has none): %+v", len(got), got)
+	}
+	if c := got[0]; !c.Counter || c.Total != 3.5 || c.MaxRate != 1.5 || c.Samples != 3 || c.Source != "p" {
+		t.Errorf("counter %+v: total 3.5, max rate 1.5/s (3 s over 2 s)", c)
+	}
+	if g := got[1]; g.Counter || g.Mean != 20 || g.Max != 40 {
+		t.Errorf("gauge %+v: mean 20, max 40", g)
+	}
+}
+
+// fake reads cumulative values from a list; a nil entry fails.
+type fake struct {
+	vals [][]float64
+	i    int
+}
+
+func (f *fake) name() string { return "fake" }
+func (f *fake) figures() []Series {
+	return []Series{{Name: "c", Counter: true}, {Name: "g"}}
+}
+func (f *fake) read() ([]float64, error) {
+	v := f.vals[min(f.i, len(f.vals)-1)]
+	f.i++
+	if v == nil {
+		return nil, errors.New("gone")
+	}
+	return v, nil
+}
+
+// TestSampling: a first sample at Start, a last at Stop; counters become
+// changes; a failed read misses the sample for every series of its
+// source, so values stay aligned with the times.
+func TestSampling(t *testing.T) {
+	f := &fake{vals: [][]float64{{10, 1}, nil, {15, 3}, {16, 4}}}
+	s := &Sampler{Interval: 20 * time.Millisecond, readers: []reader{f}}
+	sm := s.Start(context.Background())
+	time.Sleep(70 * time.Millisecond)
+	src := sm.Stop()[0]
+	if src.Missed != 1 || src.Error != "gone" {
+		t.Errorf("missed %d (%q), want 1 gone", src.Missed, src.Error)
+	}
+	c, g := src.Series[0].Values, src.Series[1].Values
+	if len(src.At) != len(c) || len(c) != len(g) || len(c) < 3 {
+		t.Fatalf("times %v, counter %v, gauge %v: not aligned", src.At, c, g)
+	}
+	if c[0] != 0 || c[1] != 5 || c[2] != 1 || g[0] != 1 || g[1] != 3 {
+		t.Errorf("counter %v, want 0 5 1 …; gauge %v, want 1 3 …", c, g)
+	}
+	for i := 1; i < len(src.At); i++ {
+		if src.At[i] < src.At[i-1] {
+			t.Errorf("times go back: %v", src.At)
+		}
+	}
+	// Off: the first and the last sample only.
+	f = &fake{vals: [][]float64{{1, 1}, {2, 2}}}
+	sm = (&Sampler{readers: []reader{f}}).Start(context.Background())
+	time.Sleep(30 * time.Millisecond)
+	if src := sm.Stop()[0]; len(src.At) != 2 || src.Series[0].Values[1] != 1 {
+		t.Errorf("without an interval: %+v", src)
+	}
+	if math.IsNaN(src.Series[1].Values[0]) {
+		t.Error("NaN")
+	}
+}
+
+func TestCheck(t *testing.T) {
+	good := Source{Name: "m", At: []int64{0, 10}, Series: []Series{{Name: "a", Values: []float64{1, 2}}}}
+	if err := good.Check(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []Source{
+		{Name: "m", At: []int64{0, 10}, Series: []Series{{Name: "a", Values: []float64{1}}}},
+		{Name: "m", At: []int64{10, 0}, Series: []Series{{Name: "a", Values: []float64{1, 2}}}},
+		{Name: "m", At: []int64{0}, Series: []Series{{Name: "a", Values: []float64{math.Inf(1)}}}},
+	} {
+		if err := bad.Check(); err == nil || !strings.HasPrefix(err.Error(), `server source "m": `) {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -56,7 +57,17 @@ func (w *walker) sampling(ctx context.Context) *telemetry.Sampling {
 		return nil
 	}
 	if w.sampler == nil {
-		s, notes, err := telemetry.Host(serverPorts(c, w.drv))
+		var pids []int
+		ports := serverPorts(c, w.drv)
+		switch {
+		case w.drv.Address == nil:
+			// The embedded database works inside this process.
+			pids = []int{os.Getpid()}
+		case len(ports) == 0:
+			w.note("server metrics: the server is on another host (HOST " + strings.Join(c.Hosts, ",") + "): its machine and processes are not sampled here")
+			return nil
+		}
+		s, notes, err := telemetry.Host(ports, pids...)
 		if err != nil {
 			w.note("server metrics: " + err.Error())
 			return nil

@@ -66,4 +66,19 @@ func TestServerTelemetry(t *testing.T) {
 	if res = run("SERVER_METRICS_INTERVAL=0"); res.Phases[0].Server != nil {
 		t.Errorf("SERVER_METRICS_INTERVAL=0 sampled %+v", res.Phases[0].Server)
 	}
+	// A server on another host: nothing of this machine is passed off as
+	// its; the run says so once. (Null connects to nothing.)
+	res = run("HOST=db.example", "PORT=6667", "SERVER_METRICS_INTERVAL=0.01")
+	if res.Phases[0].Server != nil || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "the server is on another host (HOST db.example)") {
+		t.Errorf("a remote server: sources %+v, notes %q", res.Phases[0].Server, res.Notes)
+	}
+	// An embedded database works in tsbench's own process: that is sampled.
+	p := plan(t, "DB_SWITCH=Null", "LOOP=30", "SERVER_METRICS_INTERVAL=0.01")
+	res, err = Run(context.Background(), p, ptrDriver(null.Driver()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv := res.Phases[0].Server; len(srv) != 2 || srv[0].Name != "machine" || !strings.HasPrefix(srv[1].Name, self) {
+		t.Errorf("embedded: sources %+v, want the machine and %s…)", srv, self)
+	}
 }

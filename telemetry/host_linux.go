@@ -10,27 +10,35 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// Host is a sampler of this machine (its CPU and memory) and of the
-// processes that listen on the given TCP ports here: the database server
-// when it runs on this machine. Ports no process listens on are named in
-// the notes; the machine is sampled all the same.
-func Host(ports []int) (*Sampler, []string, error) {
+// Host is a sampler of this machine (its CPU and memory), of the
+// processes that listen on the given TCP ports here (the database server
+// when it runs on this machine) and of the processes pids (tsbench itself,
+// where the database is embedded in it). Ports no process listens on are
+// named in the notes; the machine is sampled all the same.
+func Host(ports []int, pids ...int) (*Sampler, []string, error) {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
 		return nil, nil, fmt.Errorf("read /proc: %w", err)
 	}
 	s := &Sampler{readers: []reader{machine{fs}}}
+	for _, pid := range pids {
+		comm := ""
+		if p, err := fs.Proc(pid); err == nil {
+			comm, _ = p.Comm()
+		}
+		s.readers = append(s.readers, process{fs: fs, pid: pid, label: fmt.Sprintf("process %d (%s)", pid, comm)})
+	}
 	if len(ports) == 0 {
 		return s, nil, nil
 	}
-	pids, err := Listeners(fs, ports)
+	listening, err := Listeners(fs, ports)
 	if err != nil {
 		return s, []string{fmt.Sprintf("the server's processes were not found (%v): only the machine is sampled", err)}, nil
 	}
 	var notes []string
 	for _, port := range ports {
 		found := false
-		for _, pid := range pids[port] {
+		for _, pid := range listening[port] {
 			found = true
 			if !slices.ContainsFunc(s.readers, func(r reader) bool { p, ok := r.(process); return ok && p.pid == pid }) {
 				comm := ""

@@ -107,6 +107,14 @@ type MetricsReporter interface {
 	ServerMetrics(ctx context.Context) ([]ServerMetric, error)
 }
 
+// Sizer says how many bytes the run's data takes where the database keeps
+// it, and where that was read: the disk footprint, and with the points
+// written, the bytes per point (a time-series database's compression). The
+// runner asks after the ingest and a flush; not declared in Driver.Can.
+type Sizer interface {
+	DataSize(ctx context.Context) (bytes int64, where string, err error)
+}
+
 // Versioner reports the server's version for the run record.
 type Versioner interface {
 	ServerVersion(ctx context.Context) (string, error)

@@ -59,6 +59,10 @@ type Record struct {
 	// adapter reports them (Elasticsearch's node statistics).
 	ServerMetrics      []ServerMetric `json:"server_metrics,omitempty"`
 	ServerMetricsError string         `json:"server_metrics_error,omitempty"`
+	// Footprint is the data's size where the database keeps it, after the
+	// ingest and a flush; its bytes per point are also among the server
+	// metrics, where compare shows them. Nil where not measured.
+	Footprint *Footprint `json:"footprint,omitempty"`
 	// Instance says which part of a distributed run this record is
 	// (BENCHMARK_CLUSTER), or which instances a merged record was made of.
 	Instance *Instance `json:"instance,omitempty"`
@@ -76,6 +80,18 @@ type Instance struct {
 	// Missing are the instances a merge with --force went without.
 	Missing []int `json:"missing,omitempty"`
 }
+
+// Footprint is a run's data on disk after its ingest.
+type Footprint struct {
+	Bytes  int64  `json:"bytes"`
+	Points int64  `json:"points"` // written by the ingest
+	Where  string `json:"where"`  // what was measured: a file, the indices' store
+	// Seconds is how long the flush and the measurement took.
+	Seconds float64 `json:"seconds"`
+}
+
+// BytesPerPoint is the footprint of one point written.
+func (f *Footprint) BytesPerPoint() float64 { return float64(f.Bytes) / float64(max(f.Points, 1)) }
 
 // ServerMetric is one node-level figure, named as Rally names it.
 type ServerMetric struct {

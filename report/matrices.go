@@ -245,6 +245,9 @@ func RunTables(rec *record.Record) []Table {
 		if rec.ServerMetricsError != "" {
 			t.Notes = []string{"Server metrics could not be read: " + rec.ServerMetricsError}
 		}
+		if f := rec.Footprint; f != nil {
+			t.Notes = append(t.Notes, fmt.Sprintf("Data size on disk: %s after the ingest and a flush (%s bytes); bytes per point: over the %s points the ingest wrote.", f.Where, itoa(f.Bytes), itoa(f.Points)))
+		}
 		out = append(out, t)
 	}
 	if rec.Verify != nil {

@@ -66,6 +66,12 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 	for _, m := range res.ServerMetrics {
 		rec.ServerMetrics = append(rec.ServerMetrics, record.ServerMetric{Name: m.Name, Value: m.Value, Unit: m.Unit, NotReported: m.NotReported})
 	}
+	if f := res.Footprint; f != nil {
+		rec.Footprint = &record.Footprint{Bytes: f.Bytes, Points: f.Points, Where: f.Where, Seconds: f.Took.Seconds()}
+		rec.ServerMetrics = append(rec.ServerMetrics,
+			record.ServerMetric{Name: "Data size on disk", Value: float64(f.Bytes) / (1 << 20), Unit: "MB"},
+			record.ServerMetric{Name: "Bytes per point", Value: rec.Footprint.BytesPerPoint(), Unit: "bytes"})
+	}
 	if res.ServerMetricsErr != nil {
 		rec.ServerMetricsError = res.ServerMetricsErr.Error()
 	}

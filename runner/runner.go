@@ -103,6 +103,9 @@ type Result struct {
 	// ServerMetrics are the database's own figures over the run (its
 	// MetricsReporter): counters as their change, the rest as read at the end.
 	ServerMetrics []adapters.ServerMetric
+	// Footprint is the data's size after the ingest (adapters.Sizer,
+	// with SERVER_METRICS_INTERVAL on); nil when not measured.
+	Footprint *Footprint
 	// ServerMetricsErr says why they could not be read, if they could not.
 	ServerMetricsErr error
 	// Stopped says why the run ended before its plan was done (a signal, a
@@ -284,11 +287,15 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 	case StepMixed:
 		wk := mixedWork(p)
 		wk.warm = st.Warmed(c)
-		return w.phase(ctx, wk)
+		ok := w.phase(ctx, wk)
+		w.footprint(ctx, &res.Phases[len(res.Phases)-1])
+		return ok
 	case StepIngest:
 		wk := work{name: "ingest", schedule: schedule{n: p.Counts[Write], one: Write}, queries: p.Queries, warm: st.Warmed(c)}
 		wk.names[Write] = config.Ingestion
-		return w.phase(ctx, wk)
+		ok := w.phase(ctx, wk)
+		w.footprint(ctx, &res.Phases[len(res.Phases)-1])
+		return ok
 	case StepLifecycle:
 		name := ""
 		if st.Variant != nil {

@@ -96,3 +96,47 @@ func logOf(o Options) io.Writer {
 	}
 	return o.Log
 }
+
+// Footprint is the disk footprint of a run's data after its ingest.
+type Footprint struct {
+	Bytes  int64
+	Points int64 // the points the ingest wrote
+	Where  string
+	Took   time.Duration // the flush and the reading
+}
+
+// footprint measures the data size after the phase that wrote it, once a
+// run, after a flush (a database holds recent writes in memory), when the
+// adapter can say it (adapters.Sizer) and telemetry is on. A failure is a
+// note, never the run's.
+func (w *walker) footprint(ctx context.Context, ph *Phase) {
+	sz, ok := w.a.(adapters.Sizer)
+	if !ok || w.p.Config.ServerMetricsIntervalS <= 0 || w.res.Footprint != nil || ctx.Err() != nil {
+		return
+	}
+	var points int64
+	for _, op := range ph.Operations {
+		if op.Operation == config.Ingestion {
+			points += op.OKPoints
+		}
+	}
+	if points == 0 {
+		return
+	}
+	fmt.Fprintln(logOf(w.opts), "flush and measure the data size...")
+	start := time.Now()
+	fctx, cancel := context.WithTimeout(ctx, time.Duration(w.p.Config.WriteTimeoutMS)*time.Millisecond)
+	defer cancel()
+	if f, ok := w.a.(adapters.Flusher); ok {
+		if err := f.Flush(fctx); err != nil {
+			w.note("the disk footprint was not measured: the flush before it failed: " + err.Error())
+			return
+		}
+	}
+	n, where, err := sz.DataSize(fctx)
+	if err != nil {
+		w.note("the disk footprint was not measured: " + err.Error())
+		return
+	}
+	w.res.Footprint = &Footprint{Bytes: n, Points: points, Where: where, Took: time.Since(start)}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -80,5 +81,32 @@ func TestServerTelemetry(t *testing.T) {
 	}
 	if srv := res.Phases[0].Server; len(srv) != 2 || srv[0].Name != "machine" || !strings.HasPrefix(srv[1].Name, self) {
 		t.Errorf("embedded: sources %+v, want the machine and %s…)", srv, self)
+	}
+}
+
+// TestFootprint: after the ingest and a flush, the SQLite file's size and
+// the points the ingest wrote; none without telemetry or for a database
+// that cannot say (Null).
+func TestFootprint(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "f.db")
+	p, res := sqliteRun(t, "SQLITE_PATH="+db, "QUERY_ROUNDS=1", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0", "SERVER_METRICS_INTERVAL=0.05")
+	f := res.Footprint
+	if f == nil {
+		t.Fatalf("no footprint; notes %q", res.Notes)
+	}
+	st, err := os.Stat(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The query round and verify write nothing: the file is as measured.
+	if f.Bytes != st.Size() || f.Points != op(res.Phases[0], config.Ingestion).OKPoints || f.Points != p.ExpectedPoints(&p.Schema.Devices[0])*int64(len(p.Schema.Devices)) || !strings.Contains(f.Where, db) {
+		t.Errorf("footprint %+v; the file holds %d bytes, the ingest wrote %d points", f, st.Size(), op(res.Phases[0], config.Ingestion).OKPoints)
+	}
+	if _, res := sqliteRun(t, "SQLITE_PATH="+filepath.Join(t.TempDir(), "g.db"), "SERVER_METRICS_INTERVAL=0"); res.Footprint != nil {
+		t.Errorf("SERVER_METRICS_INTERVAL=0 measured %+v", res.Footprint)
+	}
+	res, err = Run(context.Background(), plan(t, "DB_SWITCH=Null"), ptrDriver(null.Driver()), Options{})
+	if err != nil || res.Footprint != nil {
+		t.Errorf("Null: %v, %+v", err, res.Footprint)
 	}
 }

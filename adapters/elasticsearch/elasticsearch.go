@@ -147,6 +147,7 @@ type Adapter struct {
 var (
 	_ adapters.Adapter      = (*Adapter)(nil)
 	_ adapters.Flusher      = (*Adapter)(nil)
+	_ adapters.Sizer        = (*Adapter)(nil)
 	_ adapters.CacheClearer = (*Adapter)(nil)
 	_ adapters.Counter      = (*Adapter)(nil)
 	_ adapters.Answerer     = (*Adapter)(nil)
@@ -473,6 +474,27 @@ func (a *Adapter) Flush(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// DataSize is the primary store of the benchmark's indices (replicas left
+// out: a copy is not the footprint of the data), as _stats reports it.
+func (a *Adapter) DataSize(ctx context.Context) (int64, string, error) {
+	var st struct {
+		All struct {
+			Primaries struct {
+				Store struct {
+					Size *int64 `json:"size_in_bytes"`
+				} `json:"store"`
+			} `json:"primaries"`
+		} `json:"_all"`
+	}
+	if err := a.do(ctx, http.MethodGet, "/"+a.allIndices()+"/_stats/store", nil, &st); err != nil {
+		return 0, "", fmt.Errorf("the indices' store size: %w", err)
+	}
+	if st.All.Primaries.Store.Size == nil {
+		return 0, "", fmt.Errorf("the indices' store size: _stats has no _all.primaries.store.size_in_bytes")
+	}
+	return *st.All.Primaries.Store.Size, "the primary store of " + a.allIndices(), nil
 }
 
 // ClearCache drops the indices' query, request and field-data caches.

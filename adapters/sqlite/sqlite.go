@@ -124,6 +124,7 @@ var (
 	_ adapters.Answerer    = (*Adapter)(nil)
 	_ adapters.Versioner   = (*Adapter)(nil)
 	_ adapters.Reconnecter = (*Adapter)(nil)
+	_ adapters.Sizer       = (*Adapter)(nil)
 )
 
 type table struct {
@@ -392,6 +393,23 @@ func (a *Adapter) Flush(ctx context.Context) error {
 		return fmt.Errorf("checkpoint SQLite WAL: %w", err)
 	}
 	return nil
+}
+
+// DataSize is the database file's size with its write-ahead log (empty
+// after Flush's checkpoint); not the -shm file, the log's index in shared
+// memory, which holds no data.
+func (a *Adapter) DataSize(ctx context.Context) (int64, string, error) {
+	var n int64
+	for _, suffix := range []string{"", "-wal"} {
+		st, err := os.Stat(a.path + suffix)
+		switch {
+		case err == nil:
+			n += st.Size()
+		case suffix == "" || !os.IsNotExist(err):
+			return 0, "", fmt.Errorf("size of %s: %w", a.path+suffix, err)
+		}
+	}
+	return n, "the file " + a.path, ctx.Err()
 }
 
 // CountPoints counts the values device d holds.

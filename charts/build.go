@@ -3,11 +3,13 @@ package charts
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/metrics"
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/telemetry"
 )
 
 // side is what one colour stands for: a run of a report, or a side of a
@@ -96,7 +98,136 @@ func common(sides []side) Set {
 	if c, ok := coldWarmChart(sides); ok {
 		set.Charts = append(set.Charts, c)
 	}
+	for _, f := range serverFigures {
+		if c, ok := serverSeriesChart(sides, f); ok {
+			set.Charts = append(set.Charts, c)
+		}
+	}
 	return set
+}
+
+// serverFigure is a figure of the server's processes drawn over time.
+type serverFigure struct {
+	slug, title, axis string
+	figures           []string // summed: CPU user and system
+	scale             float64  // the figure's unit over the axis's
+}
+
+var serverFigures = []serverFigure{
+	{slug: "server-cpu", title: "server CPU over time", axis: "CPU busy (s/s: 1 is one CPU)", figures: []string{"CPU user", "CPU system"}, scale: 1},
+	{slug: "server-memory", title: "server resident memory over time", axis: "resident memory (MiB)", figures: []string{"resident memory"}, scale: 1 << 20},
+}
+
+// serverSeriesChart draws a figure of each run's server processes
+// (SERVER_METRICS_INTERVAL), sample by sample, on the time axis of the
+// throughput charts: a counter as its rate between two samples, a gauge as
+// read; each phase's samples are one segment, one line a process.
+func serverSeriesChart(sides []side, f serverFigure) (Chart, bool) {
+	c := Chart{Name: f.slug, Title: strings.ToUpper(f.title[:1]) + f.title[1:], Kind: Lines,
+		X: Axis{Label: "time since the run began (s)"}, Y: Axis{Label: f.axis},
+		Caption: "The processes of the database server (or tsbench's own, for an embedded database), sampled every SERVER_METRICS_INTERVAL over every phase; one line a process, its runs in the side's colour; dotted lines mark where a phase or round began in the first run."}
+	for si, s := range sides {
+		for ri, r := range s.runs {
+			if len(r.Phases) == 0 {
+				continue
+			}
+			t0 := r.Phases[0].StartedAt
+			lines := map[string]*Series{}
+			var order []string
+			for i := range r.Phases {
+				for _, src := range r.Phases[i].Server {
+					if !strings.Contains(src.Name, "process ") {
+						continue
+					}
+					seg := sourcePoints(src, f, src.Started.Sub(t0).Seconds())
+					if len(seg) == 0 {
+						continue
+					}
+					// A process keeps its line across phases: the name
+					// without the pid, which a restart changes.
+					key := processKind(src.Name)
+					ser, ok := lines[key]
+					if !ok {
+						ser = &Series{Name: s.label, Colour: si, Run: ri + 1}
+						lines[key] = ser
+						order = append(order, key)
+					}
+					ser.Segments = append(ser.Segments, seg)
+				}
+			}
+			for _, k := range order {
+				c.Series = append(c.Series, *lines[k])
+			}
+		}
+	}
+	c.Marks = phaseMarks(sides)
+	return c, len(c.Series) > 0
+}
+
+// processKind is a process source's name without its pid: "process 123
+// (java, port 6667)" is "process (java, port 6667)".
+func processKind(name string) string {
+	i := strings.Index(name, "process ")
+	if i < 0 {
+		return name
+	}
+	rest := name[i+len("process "):]
+	if j := strings.IndexByte(rest, ' '); j >= 0 {
+		rest = rest[j:]
+	}
+	return name[:i] + "process" + rest
+}
+
+// sourcePoints are a source's values of the figure at each sample, at
+// off seconds plus the sample's time; counters as their rate since the
+// sample before, at the middle of the two.
+func sourcePoints(src telemetry.Source, f serverFigure, off float64) []Point {
+	var vals [][]float64
+	counter := false
+	for _, se := range src.Series {
+		if slices.Contains(f.figures, se.Name) && len(se.Values) == len(src.At) {
+			vals = append(vals, se.Values)
+			counter = se.Counter
+		}
+	}
+	if len(vals) != len(f.figures) {
+		return nil
+	}
+	var seg []Point
+	for i := range src.At {
+		v := 0.0
+		for _, vs := range vals {
+			v += vs[i]
+		}
+		x := off + float64(src.At[i])/1000
+		if counter {
+			if i == 0 || src.At[i] <= src.At[i-1] {
+				continue
+			}
+			dt := float64(src.At[i]-src.At[i-1]) / 1000
+			v, x = v/dt, x-dt/2
+		}
+		seg = append(seg, Point{X: round3(x), Y: round3(v / f.scale)})
+	}
+	return seg
+}
+
+// phaseMarks mark where each phase group of the first run began.
+func phaseMarks(sides []side) []Mark {
+	var marks []Mark
+	if len(sides) == 0 || len(sides[0].runs) == 0 {
+		return nil
+	}
+	r := sides[0].runs[0]
+	prev := ""
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		if g := p.Group(); g != prev {
+			marks = append(marks, Mark{X: round3(p.StartedAt.Sub(r.Phases[0].StartedAt).Seconds()), Label: g})
+			prev = g
+		}
+	}
+	return marks
 }
 
 // operations lists every operation of the sides' runs, in first-seen order.
@@ -176,17 +307,7 @@ func throughputChart(sides []side, op string) (Chart, bool) {
 			}
 		}
 	}
-	if len(sides) > 0 && len(sides[0].runs) > 0 {
-		r := sides[0].runs[0]
-		prev := ""
-		for i := range r.Phases {
-			p := &r.Phases[i]
-			if g := p.Group(); g != prev {
-				c.Marks = append(c.Marks, Mark{X: round3(p.StartedAt.Sub(r.Phases[0].StartedAt).Seconds()), Label: g})
-				prev = g
-			}
-		}
-	}
+	c.Marks = phaseMarks(sides)
 	return c, long
 }
 

@@ -2,8 +2,9 @@
 // data (series, labels, marks) that tests pin, and its drawing as SVG or PNG
 // with gonum/plot. Kinds: throughput per one-second window over time,
 // latency by percentile (the HdrHistogram spectrum), cold vs warm rounds per
-// query class, ratio bars of a comparison coloured by verdict, and the
-// server's own metrics.
+// query class, ratio bars of a comparison coloured by verdict, the
+// server's own metrics, and the server processes' CPU and memory over time
+// (SERVER_METRICS_INTERVAL).
 package charts
 
 import (

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -11,12 +12,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot"
 
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/metrics"
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/telemetry"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -380,5 +383,65 @@ func TestServerMetricsChart(t *testing.T) {
 	}
 	if bars == 0 || bars != len(c.Categories) {
 		t.Errorf("%d bars, %d categories", bars, len(c.Categories))
+	}
+}
+
+// TestServerSeriesCharts: the server's CPU is drawn as its rate between
+// samples, its memory as read; a process keeps its line across phases
+// although a restart gave it another pid; the machine is not a process.
+func TestServerSeriesCharts(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	src := func(pid int, start time.Time, cpu, rss []float64) telemetry.Source {
+		return telemetry.Source{Name: fmt.Sprintf("process %d (java, port 6667)", pid), Started: start, At: []int64{0, 500, 1500},
+			Series: []telemetry.Series{{Name: "CPU user", Unit: "s", Counter: true, Values: cpu}, {Name: "CPU system", Unit: "s", Counter: true, Values: []float64{0, 0, 0.5}},
+				{Name: "resident memory", Unit: "bytes", Values: rss}}}
+	}
+	machine := telemetry.Source{Name: "machine", Started: t0, At: []int64{0, 1000}, Series: []telemetry.Series{{Name: "CPU user", Unit: "s", Counter: true, Values: []float64{0, 9}}}}
+	rec := &record.Record{ID: "r", Label: "main", Phases: []record.Phase{
+		{Name: "ingest", StartedAt: t0, Seconds: 1.5, Server: []telemetry.Source{machine, src(10, t0, []float64{0, 0.5, 1}, []float64{1 << 20, 2 << 20, 3 << 20})}},
+		{Name: "query", Round: 1, StartedAt: t0.Add(10 * time.Second), Seconds: 1.5, Server: []telemetry.Source{src(11, t0.Add(10*time.Second), []float64{0, 1, 0}, []float64{5 << 20, 5 << 20, 5 << 20})}},
+	}}
+	set := ForRuns([]*record.Record{rec})
+	var cpu, mem *Chart
+	for i := range set.Charts {
+		switch set.Charts[i].Name {
+		case "server-cpu":
+			cpu = &set.Charts[i]
+		case "server-memory":
+			mem = &set.Charts[i]
+		}
+	}
+	if cpu == nil || mem == nil {
+		t.Fatalf("charts %v", func() (n []string) {
+			for _, c := range set.Charts {
+				n = append(n, c.Name)
+			}
+			return
+		}())
+	}
+	if len(cpu.Series) != 1 || len(cpu.Series[0].Segments) != 2 {
+		t.Fatalf("CPU: %d lines, want one process line of two phases: %+v", len(cpu.Series), cpu.Series)
+	}
+	// 0.5 s of CPU in 0.5 s at 0.25 s; 1 + 0.5 s in 1 s at 1 s.
+	want := []Point{{X: 0.25, Y: 1}, {X: 1, Y: 1.5}}
+	if got := cpu.Series[0].Segments[0]; !slices.Equal(got, want) {
+		t.Errorf("CPU of the ingest %v, want %v", got, want)
+	}
+	if got := cpu.Series[0].Segments[1][0]; got != (Point{X: 10.25, Y: 2}) {
+		t.Errorf("CPU after the restart starts at %v, want 2 s/s at 10.25 s", got)
+	}
+	if got := mem.Series[0].Segments[0]; !slices.Equal(got, []Point{{X: 0, Y: 1}, {X: 0.5, Y: 2}, {X: 1.5, Y: 3}}) {
+		t.Errorf("memory %v, want 1, 2, 3 MiB as read", got)
+	}
+	if len(cpu.Marks) != 2 || cpu.Marks[1].X != 10 {
+		t.Errorf("marks %+v", cpu.Marks)
+	}
+	for _, c := range []*Chart{cpu, mem} {
+		if svg, err := c.SVG(); err != nil || !bytes.Contains(svg, []byte(c.Title)) {
+			t.Errorf("%s: SVG %v", c.Name, err)
+		}
+	}
+	if c, ok := serverSeriesChart([]side{{label: "x", runs: []*record.Record{{Phases: []record.Phase{{Server: []telemetry.Source{machine}}}}}}}, serverFigures[0]); ok {
+		t.Errorf("a chart of the machine alone: %+v", c)
 	}
 }

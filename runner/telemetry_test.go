@@ -102,6 +102,12 @@ func TestFootprint(t *testing.T) {
 	if f.Bytes != st.Size() || f.Points != op(res.Phases[0], config.Ingestion).OKPoints || f.Points != p.ExpectedPoints(&p.Schema.Devices[0])*int64(len(p.Schema.Devices)) || !strings.Contains(f.Where, db) {
 		t.Errorf("footprint %+v; the file holds %d bytes, the ingest wrote %d points", f, st.Size(), op(res.Phases[0], config.Ingestion).OKPoints)
 	}
+	// SQLite works in tsbench's process (its address is its file's path,
+	// not a server's).
+	self := fmt.Sprintf("process %d (", os.Getpid())
+	if srv := res.Phases[0].Server; len(srv) != 2 || !strings.HasPrefix(srv[1].Name, self) {
+		t.Errorf("SQLite: sources %+v, want the machine and %s…); notes %q", srv, self, res.Notes)
+	}
 	if _, res := sqliteRun(t, "SQLITE_PATH="+filepath.Join(t.TempDir(), "g.db"), "SERVER_METRICS_INTERVAL=0"); res.Footprint != nil {
 		t.Errorf("SERVER_METRICS_INTERVAL=0 measured %+v", res.Footprint)
 	}

@@ -27,7 +27,8 @@ Charts: throughput per one-second window over time (per operation, phase and
 round boundaries marked), latency by percentile (per operation, a line per run
 and round), and cold vs warm rounds per query class when a run has two rounds.
 --png DIR writes the same charts as PNG files with stable names
-(throughput-OPERATION.png, latency-OPERATION.png, cold-warm.png).`,
+(throughput-OPERATION.png, latency-OPERATION.png, cold-warm.png,
+server-cpu.png, server-memory.png).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			founds, _, err := resolveRuns(stderr, record.Store{Dir: results}, args, true)

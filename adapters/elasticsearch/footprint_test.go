@@ -1,0 +1,84 @@
+package elasticsearch
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tsbench/tsbench/internal/adaptertest"
+	"github.com/tsbench/tsbench/record"
+)
+
+// TestFootprintThroughTheBinary: a run on Elasticsearch and on OpenSearch
+// records its data's size after the ingest and a flush, which equals the
+// primary store _cat/indices lists for the run's indices afterwards (the
+// queries and verify write nothing), and bytes per point over the points
+// the ingest wrote; compare has both rows.
+func TestFootprintThroughTheBinary(t *testing.T) {
+	for _, c := range []struct{ name, env, script, config string }{
+		{"Elasticsearch", "TSBENCH_ES", "scripts/elasticsearch start", "../../examples/elasticsearch.properties"},
+		{"OpenSearch", "TSBENCH_OPENSEARCH", "ES_PORT=9201 scripts/opensearch start", "../../examples/opensearch.properties"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			host, port := server(t, c.env, c.script)
+			dir := t.TempDir()
+			bin := adaptertest.Binary(t, dir)
+			results := filepath.Join(dir, "results")
+			db := "tsbench_footprint"
+			out, code := adaptertest.RunBench(bin, ".", nil, "-c", c.config, "--set", "HOST="+host, "--set", "PORT="+port,
+				"--set", "DB_NAME="+db, "--set", "RESULTS_DIR="+results, "--set", "GROUP_NUMBER=2", "--set", "DEVICE_NUMBER=10", "--set", "LOOP=40")
+			if code != 0 {
+				t.Fatalf("bench exit %d:\n%s", code, out)
+			}
+			recs, damaged := record.Store{Dir: results}.List()
+			if len(damaged) > 0 || len(recs) != 1 {
+				t.Fatalf("%d records: %v", len(recs), damaged)
+			}
+			rec := recs[0]
+			f := rec.Footprint
+			if f == nil {
+				t.Fatalf("no footprint; notes %q", rec.Notes)
+			}
+			var written int64
+			for _, op := range rec.Phases[0].Operations {
+				if op.Operation == "INGESTION" {
+					written += op.OKPoints
+				}
+			}
+			resp, err := http.Get(fmt.Sprintf("http://%s:%s/_cat/indices/%s-*?h=index,pri.store.size&bytes=b&format=json", host, port, db))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var rows []map[string]string
+			if err := json.Unmarshal(body, &rows); err != nil {
+				t.Fatalf("_cat/indices: %v: %s", err, body)
+			}
+			var cat int64
+			for _, r := range rows {
+				if strings.HasSuffix(r["index"], "-tsbench-lock") {
+					continue
+				}
+				n, _ := strconv.ParseInt(r["pri.store.size"], 10, 64)
+				cat += n
+			}
+			t.Logf("%s: %d bytes after the ingest (_cat/indices later: %d) for %d points: %.2f bytes per point", c.name, f.Bytes, cat, f.Points, f.BytesPerPoint())
+			if f.Bytes <= 0 || f.Points != written || f.Points == 0 {
+				t.Errorf("footprint %+v; the ingest wrote %d points", f, written)
+			}
+			// Segments may merge after the measurement; their size barely moves.
+			if cat <= 0 || float64(f.Bytes) < 0.8*float64(cat) || float64(f.Bytes) > 1.25*float64(cat) {
+				t.Errorf("measured %d bytes, _cat/indices lists %d", f.Bytes, cat)
+			}
+			if !strings.Contains(out, "Bytes per point") {
+				t.Errorf("the run's output has no Bytes per point")
+			}
+		})
+	}
+}

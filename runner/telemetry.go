@@ -86,7 +86,7 @@ func (w *walker) sampling(ctx context.Context) *telemetry.Sampling {
 	return w.sampler.Start(ctx)
 }
 
-// note adds a note of the run once, with a warning in the log.
+// note adds a note of the run once, and says it in the log.
 func (w *walker) note(n string) {
 	if slices.Contains(w.res.Notes, n) {
 		return
@@ -113,14 +113,29 @@ type Footprint struct {
 // footprint measures the data size after the phase that wrote it, once a
 // run, after a flush (a database holds recent writes in memory), when the
 // adapter can say it (adapters.Sizer) and telemetry is on. A failure is a
-// note, never the run's.
+// note, never the run's. Not measured where the database holds more than
+// this run's points: earlier data kept (IS_DELETE_DATA=false), or the other
+// instances' of a distributed run.
 func (w *walker) footprint(ctx context.Context, ph *Phase) {
+	c := w.p.Config
 	sz, ok := w.a.(adapters.Sizer)
-	if !ok || w.p.Config.ServerMetricsIntervalS <= 0 || w.res.Footprint != nil || ctx.Err() != nil {
+	if !ok || c.ServerMetricsIntervalS <= 0 || w.res.Footprint != nil || ctx.Err() != nil {
 		return
 	}
+	switch {
+	case !c.DeleteData:
+		w.note("the disk footprint was not measured: with IS_DELETE_DATA=false the database may hold earlier runs' data, which bytes per point would count")
+		return
+	case c.Distributed():
+		w.note("the disk footprint was not measured: the database holds every instance's data, and an instance knows only its own points")
+		return
+	}
+	ops := ph.Operations
+	if ph.Warmup != nil {
+		ops = append(slices.Clone(ops), ph.Warmup.Operations...) // a warm-up's writes are stored too
+	}
 	var points int64
-	for _, op := range ph.Operations {
+	for _, op := range ops {
 		if op.Operation == config.Ingestion {
 			points += op.OKPoints
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,5 +115,17 @@ func TestFootprint(t *testing.T) {
 	res, err = Run(context.Background(), plan(t, "DB_SWITCH=Null"), ptrDriver(null.Driver()), Options{})
 	if err != nil || res.Footprint != nil {
 		t.Errorf("Null: %v, %+v", err, res.Footprint)
+	}
+	// A warm-up's writes are stored too: every point written counts.
+	p, res = sqliteRun(t, "SQLITE_PATH="+filepath.Join(t.TempDir(), "w.db"), "QUERY_ROUNDS=1", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0", "WARMUP_OPERATIONS=2", "SERVER_METRICS_INTERVAL=0.05")
+	if f := res.Footprint; f == nil || f.Points != p.ExpectedPoints(&p.Schema.Devices[0])*int64(len(p.Schema.Devices)) || res.Phases[0].Warmup == nil {
+		t.Errorf("with a warm-up: %+v, want every written point (%d)", f, p.ExpectedPoints(&p.Schema.Devices[0])*int64(len(p.Schema.Devices)))
+	}
+	// Earlier data kept: bytes per point would count it; not measured.
+	db = filepath.Join(t.TempDir(), "k.db")
+	sqliteRun(t, "SQLITE_PATH="+db, "SERVER_METRICS_INTERVAL=0")
+	_, res = sqliteRun(t, "SQLITE_PATH="+db, "IS_DELETE_DATA=false", "CREATE_SCHEMA=false", "VERIFY=false", "SERVER_METRICS_INTERVAL=0.05")
+	if res.Footprint != nil || !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "IS_DELETE_DATA=false") }) {
+		t.Errorf("IS_DELETE_DATA=false: %+v, notes %q", res.Footprint, res.Notes)
 	}
 }

@@ -58,11 +58,16 @@ func interpolate(polls []cpuAt, t time.Time) float64 {
 // are a server's.
 func TestServerTelemetryThroughTheBinary(t *testing.T) {
 	host, port := server(t)
-	pidFile := filepath.Join(provision.DefaultCache(), "iotdb-run", "datanode.pid")
+	// The state folder scripts/test started the server in, or scripts/iotdb's own.
+	home := os.Getenv("TSBENCH_IOTDB_HOME")
+	if home == "" {
+		home = filepath.Join(provision.DefaultCache(), "iotdb-run")
+	}
+	pidFile := filepath.Join(home, "datanode.pid")
 	raw, err := os.ReadFile(pidFile)
 	if err != nil {
 		if os.Getenv("TSBENCH_IOTDB_MANAGED") != "" {
-			t.Fatalf("scripts/iotdb started the server but %s cannot be read: %v", pidFile, err)
+			t.Fatalf("scripts/iotdb started the server but %s cannot be read (TSBENCH_IOTDB_HOME names its state folder): %v", pidFile, err)
 		}
 		t.Skipf("the DataNode's pid is not in %s (a server scripts/iotdb did not start): nothing to check the samples against", pidFile)
 	}

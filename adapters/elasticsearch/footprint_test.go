@@ -17,8 +17,8 @@ import (
 // TestFootprintThroughTheBinary: a run on Elasticsearch and on OpenSearch
 // records its data's size after the ingest and a flush, which agrees with
 // the primary segments _cat/segments lists for the run's indices
-// afterwards (the queries and verify write nothing; segments merge later,
-// which only shrinks them),
+// afterwards within a factor of 2 (the queries and verify write nothing,
+// but segments merge in the background, which moves their total by a third),
 // and bytes per point over the points the ingest wrote. Not _cat/indices:
 // its store size is cached for 10 s, and right after an ingest OpenSearch
 // listed 416 bytes there for an index of 6 MB.
@@ -75,9 +75,12 @@ func TestFootprintThroughTheBinary(t *testing.T) {
 			if f.Bytes <= 0 || f.Points != written || f.Points == 0 {
 				t.Errorf("footprint %+v; the ingest wrote %d points", f, written)
 			}
-			// Segments merge in the background after the flush, and a merge
-			// shrinks them (here by up to a quarter), never grows them much.
-			if cat <= 0 || float64(f.Bytes) < 0.95*float64(cat) || float64(f.Bytes) > 1.6*float64(cat) {
+			// Segments merge in the background after the flush: a merge
+			// shrank them by a quarter (7.9 to 5.9 MB), and while one runs the
+			// old and the new segments are listed together (6.4 to 8.3 MB).
+			// What this catches is a size off by more: a stale one (416
+			// bytes, from _stats' cache), other indices, replicas counted.
+			if cat <= 0 || float64(f.Bytes) < 0.5*float64(cat) || float64(f.Bytes) > 2*float64(cat) {
 				t.Errorf("measured %d bytes, _cat/segments lists %d", f.Bytes, cat)
 			}
 			if !strings.Contains(out, "Bytes per point") {

@@ -267,6 +267,12 @@ func (r Registry) Names() []string {
 }
 
 // Validate runs the driver's Check plus the checks every driver shares.
+// Embedded says the database has no server: it has no address (Null), or
+// it keeps a file of its own that it sizes or discards (SQLite, whose
+// address is the file's path). The routine refuses a server spec for it;
+// the runner samples tsbench's own process as its server.
+func (d Driver) Embedded() bool { return d.Address == nil || d.Discard != nil || d.Footprint != nil }
+
 func (d Driver) Validate(c *config.Config) config.Errors {
 	var errs config.Errors
 	if d.Check != nil {

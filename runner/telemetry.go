@@ -18,7 +18,7 @@ import (
 // this machine: the processes behind them are the server's. An embedded
 // database (no address) and a server elsewhere have none.
 func serverPorts(c *config.Config, drv *adapters.Driver) []int {
-	if embedded(drv) {
+	if drv.Embedded() {
 		return nil
 	}
 	var ports []int
@@ -40,11 +40,6 @@ func serverPorts(c *config.Config, drv *adapters.Driver) []int {
 	return ports
 }
 
-// embedded is a database without a server: no address (Null), or one
-// that says it is embedded by discarding its file (SQLite, whose address is
-// the file's path).
-func embedded(drv *adapters.Driver) bool { return drv.Address == nil || drv.Discard != nil }
-
 func isLocal(host string) bool {
 	h := strings.Trim(strings.ToLower(host), "[]")
 	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
@@ -65,7 +60,7 @@ func (w *walker) sampling(ctx context.Context) *telemetry.Sampling {
 		var pids []int
 		ports := serverPorts(c, w.drv)
 		switch {
-		case embedded(w.drv):
+		case w.drv.Embedded():
 			// The embedded database works inside this process.
 			pids = []int{os.Getpid()}
 		case len(ports) == 0:

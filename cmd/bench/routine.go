@@ -170,7 +170,7 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 		if err != nil {
 			return err
 		}
-		if err := s.Fits(drv.Name, drv.Servers, drv.Footprint != nil || drv.Discard != nil); err != nil {
+		if err := s.Fits(drv.Name, drv.Servers, drv.Embedded()); err != nil {
 			return usageError(err)
 		}
 		if len(l.Config.Ports) > 0 {

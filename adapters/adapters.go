@@ -14,6 +14,7 @@ import (
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/queries"
+	"github.com/tsbench/tsbench/telemetry"
 )
 
 // Adapter is one open database. Its methods are called from many client
@@ -105,6 +106,16 @@ type ServerMetric struct {
 // first measured phase and after the last.
 type MetricsReporter interface {
 	ServerMetrics(ctx context.Context) ([]ServerMetric, error)
+}
+
+// Telemetry is the database's own sources of server telemetry (a metrics
+// endpoint per node, a statistics API), sampled beside the host's over every
+// phase (SERVER_METRICS_INTERVAL). The runner asks when it looks the
+// server's processes up: at the first phase and after each lifecycle step.
+// A source it cannot reach is a note, never the run's error. Not declared
+// in Driver.Can.
+type Telemetry interface {
+	TelemetrySources(ctx context.Context) (sources []telemetry.Reader, notes []string)
 }
 
 // Sizer says how many bytes the run's data takes where the database keeps

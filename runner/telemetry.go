@@ -47,16 +47,18 @@ func isLocal(host string) bool {
 
 // sampling starts the telemetry of a phase (SERVER_METRICS_INTERVAL); what
 // it could not find is said once a run. Nil when it is off. The server's
-// processes are looked up at the first phase and again after each
-// lifecycle step (a restart changes them), not before every phase: the
-// look-up reads every process's open files, 50 ms on a machine with a
-// JVM server, and a weekly suite has 48 phases.
+// processes and the database's own sources (adapters.Telemetry) are looked
+// up at the first phase and again after each lifecycle step (a restart
+// changes them), not before every phase: the look-up reads every process's
+// open files, 50 ms on a machine with a JVM server, and a weekly suite has
+// 48 phases.
 func (w *walker) sampling(ctx context.Context) *telemetry.Sampling {
 	c := w.p.Config
 	if c.ServerMetricsIntervalS <= 0 {
 		return nil
 	}
 	if w.sampler == nil {
+		s := &telemetry.Sampler{}
 		var pids []int
 		ports := serverPorts(c, w.drv)
 		switch {
@@ -64,16 +66,28 @@ func (w *walker) sampling(ctx context.Context) *telemetry.Sampling {
 			// The embedded database works inside this process.
 			pids = []int{os.Getpid()}
 		case len(ports) == 0:
-			w.note("server metrics: the server is on another host (HOST " + strings.Join(c.Hosts, ",") + "): its machine and processes are not sampled here")
-			return nil
+			w.note("server metrics: the server is on another host (HOST " + strings.Join(c.Hosts, ",") + "): its machine and processes are not sampled here, only what the database reports itself")
 		}
-		s, notes, err := telemetry.Host(ports, pids...)
-		if err != nil {
-			w.note("server metrics: " + err.Error())
-			return nil
+		if w.drv.Embedded() || len(ports) > 0 {
+			host, notes, err := telemetry.Host(ports, pids...)
+			if err != nil {
+				w.note("server metrics: " + err.Error())
+			} else {
+				s = host
+			}
+			for _, n := range notes {
+				w.note("server metrics: " + n)
+			}
 		}
-		for _, n := range notes {
-			w.note("server metrics: " + n)
+		if t, ok := w.a.(adapters.Telemetry); ok {
+			rs, notes := t.TelemetrySources(ctx)
+			s.Add(rs...)
+			for _, n := range notes {
+				w.note("server metrics: " + n)
+			}
+		}
+		if len(s.Sources()) == 0 {
+			return nil
 		}
 		s.Interval = time.Duration(c.ServerMetricsIntervalS * float64(time.Second))
 		w.sampler = s

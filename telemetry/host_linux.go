@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -20,7 +21,7 @@ func Host(ports []int, pids ...int) (*Sampler, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read /proc: %w", err)
 	}
-	s := &Sampler{readers: []reader{machine{fs}}}
+	s := &Sampler{readers: []Reader{machine{fs}}}
 	for _, pid := range pids {
 		comm := ""
 		if p, err := fs.Proc(pid); err == nil {
@@ -40,7 +41,7 @@ func Host(ports []int, pids ...int) (*Sampler, []string, error) {
 		found := false
 		for _, pid := range listening[port] {
 			found = true
-			if !slices.ContainsFunc(s.readers, func(r reader) bool { p, ok := r.(process); return ok && p.pid == pid }) {
+			if !slices.ContainsFunc(s.readers, func(r Reader) bool { p, ok := r.(process); return ok && p.pid == pid }) {
 				comm := ""
 				if p, err := fs.Proc(pid); err == nil {
 					comm, _ = p.Comm()
@@ -106,9 +107,9 @@ func Listeners(fs procfs.FS, ports []int) (map[int][]int, error) {
 // the memory in use.
 type machine struct{ fs procfs.FS }
 
-func (machine) name() string { return "machine" }
+func (machine) Name() string { return "machine" }
 
-func (machine) figures() []Series {
+func (machine) Figures() []Series {
 	return []Series{
 		{Name: "CPU user", Unit: "s", Counter: true},
 		{Name: "CPU system", Unit: "s", Counter: true},
@@ -118,7 +119,7 @@ func (machine) figures() []Series {
 	}
 }
 
-func (m machine) read() ([]float64, error) {
+func (m machine) Read(context.Context) ([]float64, error) {
 	st, err := m.fs.Stat()
 	if err != nil {
 		return nil, err
@@ -142,9 +143,9 @@ type process struct {
 	label string
 }
 
-func (p process) name() string { return p.label }
+func (p process) Name() string { return p.label }
 
-func (process) figures() []Series {
+func (process) Figures() []Series {
 	return []Series{
 		{Name: "CPU user", Unit: "s", Counter: true},
 		{Name: "CPU system", Unit: "s", Counter: true},
@@ -155,7 +156,7 @@ func (process) figures() []Series {
 	}
 }
 
-func (p process) read() ([]float64, error) {
+func (p process) Read(context.Context) ([]float64, error) {
 	pr, err := p.fs.Proc(p.pid)
 	if err != nil {
 		return nil, err

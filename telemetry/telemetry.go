@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 )
@@ -74,25 +75,34 @@ func (s Source) Summaries() []Summary {
 	return out
 }
 
-// reader reads one source's figures, the same ones in the same order at
-// every call: counters as their cumulative values.
-type reader interface {
-	name() string
-	figures() []Series // names, units and kinds, without values
-	read() ([]float64, error)
+// Reader reads one source's figures, the same ones in the same order at
+// every call: counters as their cumulative values. The host's readers are
+// this package's; a database's own (its metrics endpoint, its statistics
+// API) come from its adapter (adapters.Telemetry).
+type Reader interface {
+	Name() string
+	Figures() []Series // names, units and kinds, without values
+	Read(ctx context.Context) ([]float64, error)
 }
+
+// ReadTimeout bounds one read of a source: a server that stopped
+// answering costs its samples, never the phase's end.
+const ReadTimeout = 2 * time.Second
 
 // Sampler samples its sources every Interval while a phase runs.
 type Sampler struct {
 	Interval time.Duration
-	readers  []reader
+	readers  []Reader
 }
+
+// Add adds sources to sample.
+func (s *Sampler) Add(rs ...Reader) { s.readers = append(s.readers, rs...) }
 
 // Sources names what the sampler reads.
 func (s *Sampler) Sources() []string {
 	var out []string
 	for _, r := range s.readers {
-		out = append(out, r.name())
+		out = append(out, r.Name())
 	}
 	return out
 }
@@ -104,15 +114,23 @@ type Sampling struct {
 	done    sync.WaitGroup
 	sources []Source
 	last    [][]float64 // each reader's previous cumulative values
-	readers []reader
+	readers []Reader
+	ctx     context.Context
 }
 
 // Start takes a first sample of every source and then one every Interval
 // on a goroutine of its own, until Stop or ctx ends.
 func (s *Sampler) Start(ctx context.Context) *Sampling {
-	sm := &Sampling{start: time.Now(), stop: make(chan struct{}), readers: s.readers}
+	// The last sample is taken after the phase, whose context may be done.
+	sm := &Sampling{start: time.Now(), stop: make(chan struct{}), readers: s.readers, ctx: context.WithoutCancel(ctx)}
 	for _, r := range s.readers {
-		sm.sources = append(sm.sources, Source{Name: r.name(), Started: sm.start.UTC(), Series: r.figures()})
+		// A phase's own series: a reader may hand out the same figures to
+		// every phase.
+		series := slices.Clone(r.Figures())
+		for i := range series {
+			series[i].Values = nil
+		}
+		sm.sources = append(sm.sources, Source{Name: r.Name(), Started: sm.start.UTC(), Series: series})
 	}
 	sm.last = make([][]float64, len(s.readers))
 	sm.sample()
@@ -153,7 +171,9 @@ func (sm *Sampling) sample() {
 	at := time.Since(sm.start).Milliseconds()
 	for i, r := range sm.readers {
 		src := &sm.sources[i]
-		vals, err := r.read()
+		ctx, cancel := context.WithTimeout(sm.ctx, ReadTimeout)
+		vals, err := r.Read(ctx)
+		cancel()
 		if err == nil && len(vals) != len(src.Series) {
 			err = fmt.Errorf("read %d figures, want %d", len(vals), len(src.Series))
 		}

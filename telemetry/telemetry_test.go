@@ -33,11 +33,11 @@ type fake struct {
 	i    int
 }
 
-func (f *fake) name() string { return "fake" }
-func (f *fake) figures() []Series {
+func (f *fake) Name() string { return "fake" }
+func (f *fake) Figures() []Series {
 	return []Series{{Name: "c", Counter: true}, {Name: "g"}}
 }
-func (f *fake) read() ([]float64, error) {
+func (f *fake) Read(context.Context) ([]float64, error) {
 	v := f.vals[min(f.i, len(f.vals)-1)]
 	f.i++
 	if v == nil {
@@ -51,7 +51,7 @@ func (f *fake) read() ([]float64, error) {
 // source, so values stay aligned with the times.
 func TestSampling(t *testing.T) {
 	f := &fake{vals: [][]float64{{10, 1}, nil, {15, 3}, {16, 4}}}
-	s := &Sampler{Interval: 20 * time.Millisecond, readers: []reader{f}}
+	s := &Sampler{Interval: 20 * time.Millisecond, readers: []Reader{f}}
 	sm := s.Start(context.Background())
 	time.Sleep(70 * time.Millisecond)
 	src := sm.Stop()[0]
@@ -72,7 +72,7 @@ func TestSampling(t *testing.T) {
 	}
 	// Off: the first and the last sample only.
 	f = &fake{vals: [][]float64{{1, 1}, {2, 2}}}
-	sm = (&Sampler{readers: []reader{f}}).Start(context.Background())
+	sm = (&Sampler{readers: []Reader{f}}).Start(context.Background())
 	time.Sleep(30 * time.Millisecond)
 	if src := sm.Stop()[0]; len(src.At) != 2 || src.Series[0].Values[1] != 1 {
 		t.Errorf("without an interval: %+v", src)
@@ -94,6 +94,27 @@ func TestCheck(t *testing.T) {
 	} {
 		if err := bad.Check(); err == nil || !strings.HasPrefix(err.Error(), `server source "m": `) {
 			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+}
+
+// shared hands out the same figures to every phase, as a reader made from
+// a MetricsReporter does.
+type shared struct{ figs []Series }
+
+func (s *shared) Name() string                            { return "shared" }
+func (s *shared) Figures() []Series                       { return s.figs }
+func (s *shared) Read(context.Context) ([]float64, error) { return []float64{1}, nil }
+
+// TestPhasesOwnTheirSeries: one Sampler over two phases gives each its own
+// values, whatever the reader hands out (a shared slice once made one
+// phase's values pile onto the next's).
+func TestPhasesOwnTheirSeries(t *testing.T) {
+	s := &Sampler{readers: []Reader{&shared{figs: []Series{{Name: "g"}}}}}
+	for phase := 1; phase <= 3; phase++ {
+		src := s.Start(context.Background()).Stop()[0]
+		if err := src.Check(); err != nil || len(src.Series[0].Values) != 2 {
+			t.Fatalf("phase %d: %d values for %d samples (%v)", phase, len(src.Series[0].Values), len(src.At), err)
 		}
 	}
 }

@@ -12,6 +12,14 @@ import (
 )
 
 // server returns the address of the server in env (set by scripts/test).
+// bothServers are the two servers of the tests that run through the binary
+// on each: the test's name, the environment variable with its address, how
+// to start it, and its example configuration.
+var bothServers = []struct{ name, env, script, config string }{
+	{"Elasticsearch", "TSBENCH_ES", "scripts/elasticsearch start", "../../examples/elasticsearch.properties"},
+	{"OpenSearch", "TSBENCH_OPENSEARCH", "ES_PORT=9201 scripts/opensearch start", "../../examples/opensearch.properties"},
+}
+
 func server(t *testing.T, env, script string) (host, port string) {
 	return adaptertest.Server(t, env, script, "./adapters/elasticsearch")
 }

@@ -23,10 +23,7 @@ import (
 // its store size is cached for 10 s, and right after an ingest OpenSearch
 // listed 416 bytes there for an index of 6 MB.
 func TestFootprintThroughTheBinary(t *testing.T) {
-	for _, c := range []struct{ name, env, script, config string }{
-		{"Elasticsearch", "TSBENCH_ES", "scripts/elasticsearch start", "../../examples/elasticsearch.properties"},
-		{"OpenSearch", "TSBENCH_OPENSEARCH", "ES_PORT=9201 scripts/opensearch start", "../../examples/opensearch.properties"},
-	} {
+	for _, c := range bothServers {
 		t.Run(c.name, func(t *testing.T) {
 			host, port := server(t, c.env, c.script)
 			dir := t.TempDir()

@@ -20,13 +20,19 @@ type shardStats struct {
 		Primary bool `json:"primary"`
 	} `json:"routing"`
 	Indexing struct {
+		Total    *float64 `json:"index_total"`
 		Time     *float64 `json:"index_time_in_millis"`
 		Throttle *float64 `json:"throttle_time_in_millis"`
 	} `json:"indexing"`
+	Search struct {
+		Total *float64 `json:"query_total"`
+		Time  *float64 `json:"query_time_in_millis"`
+	} `json:"search"`
 	Merges struct {
 		Time      *float64 `json:"total_time_in_millis"`
 		Count     *float64 `json:"total"`
 		Throttled *float64 `json:"total_throttled_time_in_millis"`
+		Bytes     *float64 `json:"total_size_in_bytes"`
 	} `json:"merges"`
 	Refresh struct {
 		Time  *float64 `json:"total_time_in_millis"`
@@ -54,9 +60,16 @@ type shardStats struct {
 	} `json:"segments"`
 }
 
-// nodeStats is the part of a node's statistics tsbench reads.
+// nodeStats is the part of a node's statistics tsbench reads: Rally's rows
+// (stats.go) its GC and ingest figures, the node's telemetry source
+// (telemetry.go) the rest. The node's indices section has the layout of
+// an index's.
 type nodeStats struct {
-	JVM struct {
+	Name string `json:"name"`
+	JVM  struct {
+		Mem struct {
+			HeapUsed *float64 `json:"heap_used_in_bytes"`
+		} `json:"mem"`
 		GC struct {
 			Collectors map[string]struct {
 				Count *float64 `json:"collection_count"`
@@ -71,6 +84,20 @@ type nodeStats struct {
 			Failed *float64 `json:"failed"`
 		} `json:"total"`
 	} `json:"ingest"`
+	Process struct {
+		CPU struct {
+			Total *float64 `json:"total_in_millis"`
+		} `json:"cpu"`
+	} `json:"process"`
+	Indices shardStats `json:"indices"`
+	FS      struct {
+		IO struct {
+			Total struct {
+				Read  *float64 `json:"read_kilobytes"`
+				Write *float64 `json:"write_kilobytes"`
+			} `json:"total"`
+		} `json:"io_stats"`
+	} `json:"fs"`
 }
 
 // indexStats is one index's section of _stats?level=shards.

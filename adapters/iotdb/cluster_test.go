@@ -100,6 +100,56 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("redirections named %v: the regions' leaders should spread over the DataNodes", leaders)
 		}
 	})
+	t.Run("Telemetry", func(t *testing.T) {
+		// Each DataNode's Prometheus reporter and the ConfigNode's, where
+		// scripts/iotdb-cluster puts them.
+		p := clusterPlan(t, "LOOP=200", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "VERIFY=false", "SERVER_METRICS_INTERVAL=0.5",
+			"IOTDB_METRICS_PORT=9191,9192,9193", "IOTDB_CONFIGNODE_METRICS_PORT=9190")
+		drv := Driver()
+		res, err := runner.Run(context.Background(), p, &drv, runner.Options{})
+		if err != nil || res.Stopped != nil {
+			t.Fatal(err, res.Stopped)
+		}
+		ph := res.Phases[0]
+		var written int64
+		for _, op := range ph.Operations {
+			written += op.OKPoints
+		}
+		var nodes []string
+		var points float64
+		for _, src := range ph.Server {
+			if !strings.HasPrefix(src.Name, "IoTDB ") {
+				continue
+			}
+			nodes = append(nodes, src.Name)
+			if len(src.At) < 2 || src.Missed > 0 {
+				t.Errorf("%s: %d samples, %d missed (%s)", src.Name, len(src.At), src.Missed, src.Error)
+			}
+			for _, su := range src.Summaries() {
+				if su.Name == "points written" {
+					t.Logf("%s: %.0f points written", src.Name, su.Total)
+					if su.Total <= 0 {
+						t.Errorf("%s wrote no points: every DataNode holds replicas", src.Name)
+					}
+					points += su.Total
+				}
+			}
+		}
+		want := []string{"IoTDB DataNode 127.0.0.1:9191", "IoTDB DataNode 127.0.0.1:9192", "IoTDB DataNode 127.0.0.1:9193", "IoTDB ConfigNode 127.0.0.1:9190"}
+		if strings.Join(nodes, "|") != strings.Join(want, "|") {
+			t.Errorf("sources %q, want %q (notes %q)", nodes, want, res.Notes)
+		}
+		// Replicated twice: every point is written on two DataNodes; a
+		// follower applies its leader's writes a moment later, so the last
+		// sample may miss a few.
+		t.Logf("the run wrote %d points; the DataNodes counted %.0f", written, points)
+		if points < 0.99*2*float64(written) || points > 2*float64(written)+300 {
+			t.Errorf("the DataNodes counted %.0f points, want twice the %d written (data replication 2)", points, written)
+		}
+		if fp := res.Footprint; fp == nil || fp.Bytes <= 0 || !strings.Contains(fp.Where, "127.0.0.1:9193") {
+			t.Errorf("footprint %+v: want the TsFiles on every DataNode (notes %q)", fp, res.Notes)
+		}
+	})
 	t.Run("DataNodeStopsMidIngest", func(t *testing.T) {
 		if os.Getenv("TSBENCH_IOTDB_CLUSTER_HOME") == "" {
 			if os.Getenv("CI") != "" {

@@ -98,6 +98,9 @@ func check(c *config.Config) config.Errors {
 			errs = append(errs, &config.Error{Key: "ENCODING_" + t, Value: e, Msg: "is not an IoTDB encoding", Valid: "PLAIN, RLE, TS_2DIFF, GORILLA, DICTIONARY, ZIGZAG, CHIMP, SPRINTZ, RLBE"})
 		}
 	}
+	if n := len(o.MetricsPorts); n > 1 && n != len(c.Hosts) {
+		errs = append(errs, &config.Error{Key: "IOTDB_METRICS_PORT", Value: strings.Trim(strings.Join(strings.Fields(fmt.Sprint(o.MetricsPorts)), ","), "[]"), Msg: fmt.Sprintf("lists %d ports for %d HOST entries", n, len(c.Hosts)), Valid: "one port for every HOST entry, or one per entry"})
+	}
 	if o.Template && !o.Vector {
 		// Works in IoTDB, but iot-benchmark's non-aligned templates are rare;
 		// keep the combination explicit rather than silently changing it.

@@ -2,6 +2,7 @@ package iotdb
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tsbench/tsbench/config"
@@ -21,6 +22,11 @@ type Options struct {
 	UseSSL        bool              // USE_SSL
 	TrustStore    string            // TRUST_STORE_PATH
 	AlignByDevice bool              // ALIGN_BY_DEVICE
+	// MetricsPorts are the DataNodes' Prometheus ports (IOTDB_METRICS_PORT),
+	// one for every HOST entry or one per entry; 0 asks none.
+	MetricsPorts          []int
+	ConfigNodeMetricsPort int  // IOTDB_CONFIGNODE_METRICS_PORT
+	MetricsRaw            bool // IOTDB_METRICS_RAW
 }
 
 // encodingTypes are the IoTDB data types that have an ENCODING_<TYPE> key.
@@ -45,6 +51,21 @@ func Keys() *config.KeySet {
 		// iot-benchmark lists it among the query parameters: it changes
 		// the shape of every answer, so it is part of the workload.
 		config.Bool("ALIGN_BY_DEVICE", "false", "IoTDB: add ALIGN BY DEVICE to the queries.", func(o *O) *bool { return &o.AlignByDevice }).AsWorkload(),
+		config.Custom("IOTDB_METRICS_PORT", "9092", "0, or a port (one for every HOST entry, or one per entry)",
+			"IoTDB server telemetry: the port of each DataNode's Prometheus reporter (dn_metric_prometheus_reporter_port), on its HOST entry, sampled every SERVER_METRICS_INTERVAL; the DataNodes' TsFile sizes there are the disk footprint. 0 asks none.",
+			func(o *O, v string) error {
+				o.MetricsPorts = o.MetricsPorts[:0]
+				for _, f := range strings.Split(v, ",") {
+					n, err := strconv.Atoi(strings.TrimSpace(f))
+					if err != nil || n < 0 || n > 65535 {
+						return fmt.Errorf("%q is not a port", strings.TrimSpace(f))
+					}
+					o.MetricsPorts = append(o.MetricsPorts, n)
+				}
+				return nil
+			}),
+		config.Int("IOTDB_CONFIGNODE_METRICS_PORT", "9091", 0, 65535, "0, or a port", "IoTDB server telemetry: the port of the ConfigNode's Prometheus reporter (cn_metric_prometheus_reporter_port) on the first HOST entry. 0 asks none.", func(o *O) *int { return &o.ConfigNodeMetricsPort }),
+		config.Bool("IOTDB_METRICS_RAW", "false", "IoTDB server telemetry: keep every series the nodes' Prometheus reporters list, beside the curated figures (thousands a node: a large record).", func(o *O) *bool { return &o.MetricsRaw }),
 	}
 	for _, typ := range encodingTypes {
 		keys = append(keys, config.Custom("ENCODING_"+typ, encodingDefaults[typ], "an IoTDB encoding name", "IoTDB encoding of "+typ+" series.",

@@ -67,7 +67,11 @@ func TestEveryKeyChangesWhatIsSent(t *testing.T) {
 		"QUERY_DEVICE_NUM=1", "QUERY_SENSOR_NUM=2", "QUERY_AGGREGATE_FUN=count", "QUERY_INTERVAL=20000", "GROUP_BY_TIME_UNIT=5000",
 		"INIT_WAIT_TIME=0", "VERIFY=false", "WRITE_OPERATION_TIMEOUT_MS=20000", "READ_OPERATION_TIMEOUT_MS=20000", "RESULTS_DIR=" + filepath.Join(dir, "results")}
 	probe := adaptertest.ServerProbe(bin, adaptertest.ConfigFile(t, "IoTDB-200-SESSION_BY_TABLET"), base, frames, plain, secure)
-	elsewhere := map[string]string{"IOTDB_SESSION_POOL_SIZE": "TestSessionPoolSizeBoundsSessions"}
+	elsewhere := map[string]string{"IOTDB_SESSION_POOL_SIZE": "TestSessionPoolSizeBoundsSessions",
+		// They choose what is sampled of the nodes' metrics endpoints, not
+		// what the session sends.
+		"IOTDB_METRICS_PORT": "TestServerMetricsThroughTheBinary", "IOTDB_CONFIGNODE_METRICS_PORT": "TestServerMetricsThroughTheBinary",
+		"IOTDB_METRICS_RAW": "TestServerMetricsThroughTheBinary"}
 	adaptertest.KeyWalk{Keys: keys, Must: must, Elsewhere: elsewhere, Probe: probe}.Run(t)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -140,10 +141,179 @@ func TestServerTelemetryThroughTheBinary(t *testing.T) {
 		if maxes["resident memory"] < 100<<20 || maxes["threads"] < 20 || sums["disk written"] <= 0 {
 			t.Errorf("not a server's figures: %v %v", sums, maxes)
 		}
-		if !strings.Contains(out, "Server ("+ph.Name+")") || !strings.Contains(out, "| "+want+" | CPU user ") {
+		if !strings.Contains(out, "Server ("+ph.Name+")") || !regexp.MustCompile(`\| `+regexp.QuoteMeta(want)+` +\| CPU user `).MatchString(out) {
 			t.Errorf("the run's output has no Server table naming %s", want)
 		}
 		return
 	}
 	t.Fatalf("no source %q among %q", want, names)
+}
+
+// stateFolder is the folder scripts/iotdb keeps the test server's state
+// in: the one scripts/test started it in, or scripts/iotdb's own.
+func stateFolder() string {
+	if home := os.Getenv("TSBENCH_IOTDB_HOME"); home != "" {
+		return home
+	}
+	return filepath.Join(provision.DefaultCache(), "iotdb-run")
+}
+
+// tsfileBytes is the size of the TsFiles of the databases under root
+// (root.<DB_NAME>.*) in the data folder, read by walking it.
+func tsfileBytes(t *testing.T, home, root string) int64 {
+	t.Helper()
+	var total int64
+	for _, kind := range []string{"sequence", "unsequence"} {
+		dbs, _ := filepath.Glob(filepath.Join(home, "data", "datanode", "data", kind, root+".*"))
+		for _, db := range dbs {
+			err := filepath.WalkDir(db, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || !strings.HasSuffix(p, ".tsfile") {
+					return err
+				}
+				info, err := d.Info()
+				if err == nil {
+					total += info.Size()
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return total
+}
+
+// TestServerMetricsThroughTheBinary: a bounded ingest through the bench
+// binary samples the DataNode's and the ConfigNode's own metrics (their
+// Prometheus reporters, which scripts/iotdb turns on, on 127.0.0.1): the
+// points the DataNode counts are the points the run wrote, it flushed and
+// collected garbage, counters never go back; the footprint after the flush
+// is the size of the run's TsFiles in the data folder. A DataNode port
+// nobody answers on costs one note and the footprint, not the run.
+func TestServerMetricsThroughTheBinary(t *testing.T) {
+	host, port := server(t)
+	dir := t.TempDir()
+	bin := adaptertest.Binary(t, dir)
+	run := func(results string, sets ...string) (*record.Record, string) {
+		// Bounded: 8 s of ingest at most (TEST_MAX_TIME), 20 M points at most.
+		args := []string{"-c", "../../examples/iotdb.properties", "--set", "HOST=" + host, "--set", "PORT=" + port,
+			"--set", "DB_NAME=tsbench_metrics", "--set", "RESULTS_DIR=" + results, "--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0",
+			"--set", "DEVICE_NUMBER=20", "--set", "GROUP_NUMBER=2", "--set", "LOOP=1000", "--set", "TEST_MAX_TIME=8000", "--set", "INIT_WAIT_TIME=0",
+			"--set", "VERIFY=false", "--set", "SERVER_METRICS_INTERVAL=0.5"}
+		for _, s := range sets {
+			args = append(args, "--set", s)
+		}
+		out, code := adaptertest.RunBench(bin, ".", nil, args...)
+		if code != 0 {
+			t.Fatalf("bench exit %d:\n%s", code, out)
+		}
+		recs, damaged := record.Store{Dir: results}.List()
+		if len(damaged) > 0 || len(recs) != 1 {
+			t.Fatalf("%d records: %v", len(recs), damaged)
+		}
+		return recs[0], out
+	}
+	rec, out := run(filepath.Join(dir, "results"))
+	onDisk := tsfileBytes(t, stateFolder(), "root.tsbench_metrics")
+	ph := rec.Phases[0]
+	var written int64
+	for _, op := range ph.Operations {
+		written += op.OKPoints
+	}
+	dataNode := "IoTDB DataNode " + joinHostPort(host, 9092)
+	found := map[string]bool{}
+	for _, src := range ph.Server {
+		found[src.Name] = true
+		if !strings.HasPrefix(src.Name, "IoTDB ") {
+			continue
+		}
+		if len(src.At) < 5 || src.Missed > 0 {
+			t.Errorf("%s: %d samples, %d missed (%s) over a %.1f s phase at 0.5 s", src.Name, len(src.At), src.Missed, src.Error, ph.Seconds)
+		}
+		for _, se := range src.Series {
+			for i, v := range se.Values {
+				if se.Counter && v < 0 {
+					t.Errorf("%s: counter %s went back by %v at sample %d", src.Name, se.Name, -v, i)
+				}
+			}
+		}
+		if src.Name != dataNode {
+			continue
+		}
+		sums, maxes := map[string]float64{}, map[string]float64{}
+		for _, su := range src.Summaries() {
+			sums[su.Name], maxes[su.Name] = su.Total, su.Max
+		}
+		t.Logf("%s over %.1f s: %.0f points (the run wrote %d), %.0f write requests, %.0f flushes in %.2f s, %.0f compactions, %.0f GC pauses in %.2f s, heap at most %.0f MiB, memtables at most %.0f MiB, WAL at most %.0f MiB",
+			src.Name, ph.Seconds, sums["points written"], written, sums["write requests"], sums["flushes"], sums["flush time"], sums["compactions"],
+			sums["GC pauses"], sums["GC pause time"], maxes["JVM heap used"]/(1<<20), maxes["memtable memory"]/(1<<20), maxes["WAL size"]/(1<<20))
+		// The lock marker's renewals are a few points of their own.
+		if p := sums["points written"]; p < float64(written) || p > float64(written)+100 {
+			t.Errorf("the DataNode counted %.0f points written over the phase; the run wrote %d", p, written)
+		}
+		if sums["write requests"] <= 0 || sums["flushes"] <= 0 || sums["flush time"] <= 0 || sums["GC pauses"] <= 0 || maxes["JVM heap used"] <= 0 || maxes["WAL files"] <= 0 {
+			t.Errorf("implausible DataNode figures: %v %v", sums, maxes)
+		}
+	}
+	for _, want := range []string{dataNode, "IoTDB ConfigNode " + joinHostPort(host, 9091)} {
+		if !found[want] {
+			t.Errorf("no source %q among %v; notes %q", want, found, rec.Notes)
+		}
+		if !strings.Contains(out, "| "+want) {
+			t.Errorf("the Server table does not show %s", want)
+		}
+	}
+	fp := rec.Footprint
+	if fp == nil {
+		t.Fatalf("no footprint; notes %q", rec.Notes)
+	}
+	t.Logf("footprint %d bytes for %d points (%.3f bytes a point), TsFiles in the data folder %d bytes: %s", fp.Bytes, fp.Points, fp.BytesPerPoint(), onDisk, fp.Where)
+	// A compaction after the run may rewrite the files: a few per cent.
+	if onDisk <= 0 || float64(fp.Bytes) < 0.95*float64(onDisk) || float64(fp.Bytes) > 1.05*float64(onDisk) {
+		t.Errorf("footprint %d bytes, TsFiles of the run in the data folder %d bytes", fp.Bytes, onDisk)
+	}
+
+	// A port nobody answers on: one note, no source, no footprint, exit 0;
+	// the ConfigNode's port 0 asks nothing of it.
+	rec, _ = run(filepath.Join(dir, "dead"), "IOTDB_METRICS_PORT=1", "IOTDB_CONFIGNODE_METRICS_PORT=0", "LOOP=50")
+	var notes []string
+	for _, n := range rec.Notes {
+		if strings.Contains(n, "IoTDB DataNode "+joinHostPort(host, 1)+" is not sampled") {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) != 1 || rec.Footprint != nil {
+		t.Errorf("a dead DataNode endpoint: %d notes naming it (want 1), footprint %v (want none); notes %q", len(notes), rec.Footprint, rec.Notes)
+	}
+	for _, src := range rec.Phases[0].Server {
+		if strings.HasPrefix(src.Name, "IoTDB ") {
+			t.Errorf("a dead endpoint, or one asked for none, became a source: %s", src.Name)
+		}
+	}
+	for _, n := range rec.Notes {
+		if strings.Contains(n, "ConfigNode") {
+			t.Errorf("IOTDB_CONFIGNODE_METRICS_PORT=0 asks nothing, yet: %s", n)
+		}
+	}
+
+	// IOTDB_METRICS_RAW keeps every series the endpoint lists.
+	rec, _ = run(filepath.Join(dir, "raw"), "IOTDB_METRICS_RAW=true", "LOOP=20")
+	for _, src := range rec.Phases[0].Server {
+		if src.Name != dataNode {
+			continue
+		}
+		raw := 0
+		for _, se := range src.Series {
+			if strings.HasPrefix(se.Name, "process_cpu_time{") || strings.HasPrefix(se.Name, "jvm_gc_pause_seconds_count{") {
+				raw++
+			}
+		}
+		t.Logf("IOTDB_METRICS_RAW=true: %d series of the DataNode", len(src.Series))
+		if len(src.Series) < 1000 || raw < 2 {
+			t.Errorf("IOTDB_METRICS_RAW=true: %d series, %d of them process_cpu_time and GC counts; want the endpoint's every series", len(src.Series), raw)
+		}
+		return
+	}
+	t.Errorf("IOTDB_METRICS_RAW=true: no %s source", dataNode)
 }

@@ -1,0 +1,290 @@
+package telemetry
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Pick is one figure taken from a Prometheus endpoint: the sum of the
+// samples named Metric whose labels include Labels, times Scale. A label's
+// value may end in * (a prefix) or begin with * (a suffix).
+type Pick struct {
+	Name, Unit string
+	Counter    bool
+	Metric     string
+	Labels     map[string]string
+	Scale      float64 // 0 is 1
+	// Absent0 marks a figure whose samples exist only while there is
+	// something to count (a data region's files, which appear with its
+	// first write): none is 0. Without it a figure the endpoint does not
+	// list is not reported, never 0.
+	Absent0 bool
+}
+
+// Endpoint is a Prometheus metrics endpoint to sample: Name names the
+// source ("IoTDB DataNode 127.0.0.1:9092"), Picks are its curated figures,
+// and Raw adds every other sample the endpoint lists as a series of its
+// own, named as the endpoint names it.
+type Endpoint struct {
+	Name, URL string
+	Picks     []Pick
+	Raw       bool
+	Client    *http.Client
+	// User and Password, when set, go as HTTP basic authentication.
+	User, Password string
+}
+
+// Prometheus is a reader of a metrics endpoint in the Prometheus text
+// format, parsed by the Prometheus project's own parser. Its figures are
+// fixed by a first scrape here: a pick the endpoint does not list is left
+// out and named in the notes. A later scrape that lacks one of them misses
+// its sample.
+func Prometheus(ctx context.Context, e Endpoint) (Reader, []string, error) {
+	if e.Client == nil {
+		e.Client = http.DefaultClient
+	}
+	p := &promReader{e: e}
+	samples, err := p.scrape(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var missing []string
+	for _, pk := range e.Picks {
+		listed := slices.ContainsFunc(samples, func(s Sample) bool { return s.Name == pk.Metric && s.Has(pk.Labels) })
+		if !listed && !pk.Absent0 {
+			missing = append(missing, pk.Name)
+			continue
+		}
+		p.picks = append(p.picks, pk)
+	}
+	if e.Raw {
+		for _, s := range samples {
+			p.raw = append(p.raw, s.key())
+			p.rawCounter = append(p.rawCounter, s.Counter)
+		}
+	}
+	var notes []string
+	if len(missing) > 0 {
+		notes = append(notes, fmt.Sprintf("%s does not report %s: not sampled", e.Name, strings.Join(missing, ", ")))
+	}
+	return p, notes, nil
+}
+
+type promReader struct {
+	e          Endpoint
+	picks      []Pick
+	raw        []string // the raw samples' keys, in the first scrape's order
+	rawCounter []bool
+}
+
+func (p *promReader) Name() string { return p.e.Name }
+
+func (p *promReader) Figures() []Series {
+	var out []Series
+	for _, pk := range p.picks {
+		out = append(out, Series{Name: pk.Name, Unit: pk.Unit, Counter: pk.Counter})
+	}
+	for i, k := range p.raw {
+		out = append(out, Series{Name: k, Counter: p.rawCounter[i]})
+	}
+	return out
+}
+
+func (p *promReader) Read(ctx context.Context) ([]float64, error) {
+	samples, err := p.scrape(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, 0, len(p.picks)+len(p.raw))
+	for _, pk := range p.picks {
+		v, found := 0.0, false
+		for _, s := range samples {
+			if s.Name == pk.Metric && s.Has(pk.Labels) {
+				v += s.Value
+				found = true
+			}
+		}
+		if !found && !pk.Absent0 {
+			return nil, fmt.Errorf("%s no longer lists %s", p.e.URL, pk.Metric)
+		}
+		if pk.Scale != 0 {
+			v *= pk.Scale
+		}
+		out = append(out, v)
+	}
+	if len(p.raw) > 0 {
+		byKey := make(map[string]float64, len(samples))
+		for _, s := range samples {
+			byKey[s.key()] = s.Value
+		}
+		for _, k := range p.raw {
+			v, ok := byKey[k]
+			if !ok {
+				return nil, fmt.Errorf("%s no longer lists %s", p.e.URL, k)
+			}
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// Sample is one line of the exposition: a name, its labels and a value.
+type Sample struct {
+	Name   string
+	Labels map[string]string
+	Value  float64
+	// Counter: cumulative, a counter or a summary's or histogram's count
+	// and sum.
+	Counter bool
+}
+
+// Has says whether the sample's labels include want (a value may end or
+// begin with *, as in Pick).
+func (s Sample) Has(want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := s.Labels[k]; !ok || !matches(got, v) {
+			return false
+		}
+	}
+	return true
+}
+
+func matches(value, pattern string) bool {
+	switch {
+	case strings.HasSuffix(pattern, "*"):
+		return strings.HasPrefix(value, strings.TrimSuffix(pattern, "*"))
+	case strings.HasPrefix(pattern, "*"):
+		return strings.HasSuffix(value, strings.TrimPrefix(pattern, "*"))
+	}
+	return value == pattern
+}
+
+// key names a sample as the exposition writes it, its labels sorted.
+func (s Sample) key() string {
+	if len(s.Labels) == 0 {
+		return s.Name
+	}
+	ls := make([]string, 0, len(s.Labels))
+	for k, v := range s.Labels {
+		ls = append(ls, fmt.Sprintf("%s=%q", k, v))
+	}
+	sort.Strings(ls)
+	return s.Name + "{" + strings.Join(ls, ",") + "}"
+}
+
+func (p *promReader) scrape(ctx context.Context) ([]Sample, error) { return Scrape(ctx, p.e) }
+
+// Scrape reads an endpoint's samples once.
+func Scrape(ctx context.Context, e Endpoint) ([]Sample, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.URL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("metrics endpoint %s: %w", e.URL, err)
+	}
+	if e.User != "" || e.Password != "" {
+		req.SetBasicAuth(e.User, e.Password)
+	}
+	client := e.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("metrics endpoint: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("metrics endpoint %s answered %s", e.URL, resp.Status)
+	}
+	return parseText(resp.Body)
+}
+
+// parseText reads the Prometheus text format into samples. A family's
+// HELP and TYPE lines count once: IoTDB's reporter repeats them before
+// every sample of a family, which the format's parser refuses.
+func parseText(r io.Reader) ([]Sample, error) {
+	var buf bytes.Buffer
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 4<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if bytes.HasPrefix(line, []byte("# ")) {
+			f := strings.Fields(string(line))
+			if len(f) >= 3 && (f[1] == "HELP" || f[1] == "TYPE") {
+				k := f[1] + " " + f[2]
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+			}
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read the metrics: %w", err)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(&buf)
+	if err != nil {
+		return nil, fmt.Errorf("parse the metrics: %w", err)
+	}
+	names := make([]string, 0, len(fams))
+	for n := range fams {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []Sample
+	for _, n := range names {
+		f := fams[n]
+		for _, m := range f.GetMetric() {
+			ls := labels(m.GetLabel())
+			with := func(k, v string) map[string]string {
+				l := maps.Clone(ls)
+				l[k] = v
+				return l
+			}
+			switch f.GetType() {
+			case dto.MetricType_COUNTER:
+				out = append(out, Sample{n, ls, m.GetCounter().GetValue(), true})
+			case dto.MetricType_GAUGE:
+				out = append(out, Sample{n, ls, m.GetGauge().GetValue(), false})
+			case dto.MetricType_SUMMARY:
+				s := m.GetSummary()
+				out = append(out, Sample{n + "_sum", ls, s.GetSampleSum(), true}, Sample{n + "_count", ls, float64(s.GetSampleCount()), true})
+				for _, q := range s.GetQuantile() {
+					out = append(out, Sample{n, with("quantile", fmt.Sprint(q.GetQuantile())), q.GetValue(), false})
+				}
+			case dto.MetricType_HISTOGRAM:
+				h := m.GetHistogram()
+				out = append(out, Sample{n + "_sum", ls, h.GetSampleSum(), true}, Sample{n + "_count", ls, float64(h.GetSampleCount()), true})
+				for _, b := range h.GetBucket() {
+					out = append(out, Sample{n + "_bucket", with("le", fmt.Sprint(b.GetUpperBound())), float64(b.GetCumulativeCount()), true})
+				}
+			default:
+				out = append(out, Sample{n, ls, m.GetUntyped().GetValue(), strings.HasSuffix(n, "_total")})
+			}
+		}
+	}
+	return out, nil
+}
+
+func labels(ls []*dto.LabelPair) map[string]string {
+	out := make(map[string]string, len(ls))
+	for _, l := range ls {
+		out[l.GetName()] = l.GetValue()
+	}
+	return out
+}

@@ -71,10 +71,9 @@ func (a *Adapter) readNodes(ctx context.Context) (map[string]*nodeStats, error) 
 	return r.Nodes, nil
 }
 
-// TelemetrySources are a source per node, from _nodes/stats (every node's
-// figures in one request a sample, shared by the nodes' sources), and
-// Rally's rows (ServerMetrics) as a source of their own, so that they are
-// seen over time too and not only at the run's start and end.
+// TelemetrySources are a source per node, from _nodes/stats: every node's
+// figures in one request a sample, shared by the nodes' sources. Rally's
+// rows (ServerMetrics) stay as they are, read at the run's start and end.
 func (a *Adapter) TelemetrySources(ctx context.Context) ([]telemetry.Reader, []string) {
 	nodes, err := a.readNodes(ctx)
 	if err != nil {
@@ -97,11 +96,7 @@ func (a *Adapter) TelemetrySources(ctx context.Context) ([]telemetry.Reader, []s
 		}
 		rs = append(rs, r)
 	}
-	rally, err := adapters.SampledMetrics(ctx, a.distributionName()+" index and node statistics (Rally's)", a)
-	if err != nil {
-		return rs, []string{fmt.Sprintf("%s's index statistics are not sampled: %v", a.distributionName(), err)}
-	}
-	return append(rs, rally), nil
+	return rs, nil
 }
 
 func (a *Adapter) distributionName() string {

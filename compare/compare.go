@@ -53,6 +53,9 @@ type Metric struct {
 	service bool
 	// info says why a metric is shown and never gated.
 	info string
+	// Stat says what a server telemetry row's value is: a counter's
+	// "total" over the phases, a gauge's "mean".
+	Stat string
 }
 
 const windowsInfo = "not gated: a one-second window is one second of a shared machine"
@@ -160,6 +163,10 @@ type Options struct {
 	// block (runs of bench routine) on log-ratios; rows whose runs do not
 	// pair are tested unpaired.
 	Paired bool
+	// GateServer names server metrics or telemetry figures (Bytes per
+	// point, process CPU) that the gate fails when the contender's is
+	// larger by more than its threshold; the others are never gated.
+	GateServer []string
 }
 
 // Side is one column group: a label and its runs (repeats).
@@ -223,8 +230,12 @@ type Comparison struct {
 	// metrics): reported with their differences, never judged or gated,
 	// since a count or a size that changes is information, not a regression.
 	ServerRows []Row
-	Options    Options
-	Warnings   []string
+	// TelemetryRows compare the server telemetry sampled over the phases
+	// (the machine, the server's processes, the database's own sources),
+	// per phase group, source and figure; never judged either.
+	TelemetryRows []Row
+	Options       Options
+	Warnings      []string
 }
 
 // sample is one run's value of a row and the successful operations behind it.
@@ -359,6 +370,7 @@ func New(base Side, contenders []Side, opt Options) *Comparison {
 	}
 	sort.SliceStable(cmp.Rows, func(i, j int) bool { return rank[cmp.Rows[i].Key.Metric] < rank[cmp.Rows[j].Key.Metric] })
 	cmp.ServerRows = serverRows(base, contenders, opt)
+	cmp.TelemetryRows = telemetryRows(base, contenders, opt)
 	return cmp
 }
 

@@ -60,6 +60,8 @@ func (o Options) Check(failAbove float64, gated bool, untested string) error {
 		return fmt.Errorf("--min-effect=%g: a percentage of 0 or more (e.g. 5)", o.MinEffect)
 	case bad(o.MinAbsMS) || o.MinAbsMS < 0:
 		return fmt.Errorf("--min-abs=%g: milliseconds, 0 or more (0 judges every change)", o.MinAbsMS)
+	case len(o.GateServer) > 0 && !gated:
+		return fmt.Errorf("--gate-server %q: it gates with --fail-above N, which is not given", o.GateServer[0])
 	case !slices.Contains(UntestedRules, untested):
 		return fmt.Errorf("--untested=%s is not a rule (valid: %s)", untested, strings.Join(UntestedRules, ", "))
 	}
@@ -265,6 +267,7 @@ func (c *Comparison) Gate(failAbove float64, untested string) GateResult {
 			}
 		}
 	}
+	c.gateServer(failAbove, &g)
 	return g
 }
 

@@ -125,7 +125,45 @@ func RallyTables(c *compare.Comparison) []Table {
 		}
 		out = append(out, st)
 	}
-	return out
+	return append(out, telemetryTables(c)...)
+}
+
+// telemetryTables is the server telemetry of the sides, per phase group,
+// source and figure (compare.Comparison.TelemetryRows): medians over the
+// runs of a counter's total and of a gauge's mean, with their ratios; bytes
+// in MiB as in a run's Server table.
+func telemetryTables(c *compare.Comparison) []Table {
+	if len(c.TelemetryRows) == 0 {
+		return nil
+	}
+	h := []string{"Phase", "Source", "Figure", "Stat", "Baseline (" + c.Baseline.Label + ")"}
+	for _, s := range c.Contenders {
+		h = append(h, "Contender ("+s.Label+")", "Diff", "Unit", "Diff %", "Ratio", "Note")
+	}
+	t := Table{Title: fmt.Sprintf("Server telemetry: %s vs %s", c.Baseline.Label, contenderLabels(c.Contenders)), Header: h, LeftColumns: 4,
+		Notes: []string{"Server telemetry is what the machine, the server's processes and the database's own metrics did over each phase group (SERVER_METRICS_INTERVAL): a counter's total, a gauge's mean over its samples, medians over the runs; shown for reading, never gated unless --gate-server names it."}}
+	for _, r := range c.TelemetryRows {
+		unit, scale := r.Metric.Unit, 1.0
+		if unit == "bytes" {
+			unit, scale = "MiB", 1<<20
+		}
+		scaled := func(cl compare.Cell) string {
+			if !cl.OK {
+				return "-"
+			}
+			return num(cl.Median / scale)
+		}
+		row := []string{r.Key.Phase, r.Key.Op, r.Key.Metric, r.Metric.Stat, scaled(r.Baseline)}
+		for _, ch := range r.Contender {
+			diff := "-"
+			if r.Baseline.OK && ch.OK {
+				diff = num(ch.Diff / scale)
+			}
+			row = append(row, scaled(ch.Cell), diff, unit, compare.Pct(ch.DiffPct), ratio(ch.Ratio), withZero(r.Baseline, ch))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return []Table{t}
 }
 
 // appendGeomean adds a metric's geomean row, unless no contender has more
@@ -295,7 +333,7 @@ func PRTables(c *compare.Comparison) []Table {
 		t.Notes = append(t.Notes, fmt.Sprintf("Unmarked ratios are untested (%s): until each side has %d or more runs (bench run --repeat 5), a ratio is one sample, not a verdict.", strings.Join(ns, "; "), compare.MinRuns))
 	}
 	t.Notes = append(t.Notes, c.Warnings...)
-	return []Table{t}
+	return append([]Table{t}, telemetryTables(c)...)
 }
 
 func dedupe(xs []string) []string {
@@ -381,11 +419,14 @@ type sideJSON struct {
 }
 
 type rowJSON struct {
-	Metric     string       `json:"metric"`
-	Unit       string       `json:"unit"`
-	Direction  string       `json:"direction"`
-	Phase      string       `json:"phase"`
-	Operation  string       `json:"operation"`
+	Metric    string `json:"metric"`
+	Unit      string `json:"unit"`
+	Direction string `json:"direction"`
+	Phase     string `json:"phase"`
+	Operation string `json:"operation"`
+	// Stat is a server telemetry row's: a counter's "total" over the
+	// phase group, a gauge's "mean"; its Operation is the source.
+	Stat       string       `json:"stat,omitempty"`
 	Baseline   compare.Cell `json:"baseline"`
 	Contenders []changeJSON `json:"contenders"`
 }
@@ -427,8 +468,8 @@ func ComparisonJSON(c *compare.Comparison) any {
 	for _, s := range c.Contenders {
 		out.Contenders = append(out.Contenders, side(s))
 	}
-	for _, r := range append(append([]compare.Row(nil), c.Rows...), c.ServerRows...) {
-		rj := rowJSON{Metric: r.Key.Metric, Unit: r.Metric.Unit, Direction: r.Metric.Direction.String(), Phase: r.Key.Phase, Operation: r.Key.Op, Baseline: r.Baseline}
+	for _, r := range slices.Concat(c.Rows, c.ServerRows, c.TelemetryRows) {
+		rj := rowJSON{Metric: r.Key.Metric, Unit: r.Metric.Unit, Direction: r.Metric.Direction.String(), Phase: r.Key.Phase, Operation: r.Key.Op, Stat: r.Metric.Stat, Baseline: r.Baseline}
 		for _, ch := range r.Contender {
 			both := r.Baseline.OK && ch.OK
 			rj.Contenders = append(rj.Contenders, changeJSON{Cell: ch.Cell, Diff: finite(ch.Diff, both), DiffPct: finite(ch.DiffPct, both), Ratio: finite(ch.Ratio, both), P: finite(ch.P, ch.Tested), AdjP: finite(ch.AdjP, ch.Tested), Verdict: ch.Verdict, Note: ch.Note, Untestable: ch.Untestable})

@@ -84,6 +84,34 @@ func TestServerMetricsTable(t *testing.T) {
 	}
 }
 
+// TestTelemetryTable: the server telemetry gets a table of its own in both
+// layouts, bytes in MiB, a figure one side lacks "-"; the JSON form has its
+// rows with their stat.
+func TestTelemetryTable(t *testing.T) {
+	b, c := recordtest.TelemetryRuns()
+	cmp := compare.New(compare.Side{Label: "base", Runs: b}, []compare.Side{{Label: "cont", Runs: c}}, opts)
+	for _, tables := range [][]Table{RallyTables(cmp), PRTables(cmp)} {
+		tt := tables[len(tables)-1]
+		if !strings.HasPrefix(tt.Title, "Server telemetry: base vs cont") || len(tt.Rows) != 4 {
+			t.Fatalf("last table %q with %d rows, want the telemetry's 4", tt.Title, len(tt.Rows))
+		}
+		mem, th := tt.Rows[2], tt.Rows[3]
+		if got := strings.Join(mem[:9], "|"); got != "main|process (java, port 6667)|resident memory|mean|200|200|0|MiB|+0.00%" {
+			t.Errorf("memory row %s", got)
+		}
+		if th[5] != "-" || th[10] != "missing in the contender" {
+			t.Errorf("threads, the baseline's only: %q", th)
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, ComparisonJSON(cmp)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"operation": "process (java, port 6667)"`) || !strings.Contains(buf.String(), `"stat": "total"`) {
+		t.Errorf("the JSON form lacks the telemetry rows:\n%s", buf.String())
+	}
+}
+
 // TestDifferencesLead: runs of different databases or tsbench builds are
 // named before anything else, in every format.
 func TestDifferencesLead(t *testing.T) {

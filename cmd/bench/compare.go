@@ -30,6 +30,7 @@ func newCompare(stdout, stderr io.Writer) *cobra.Command {
 		alpha                           float64
 		force, paired                   bool
 		untested                        string
+		gateServer                      []string
 	)
 	cmd := &cobra.Command{
 		Use:   "compare BASELINE CONTENDER...",
@@ -54,6 +55,11 @@ false alarm in a comparison stays below --alpha; a change smaller than
 ` + wrap(compare.GateRules, 80) + `
 A gated row that cannot be tested (fewer runs, no successful operation on a
 side, every operation failed on both) is listed, never passed in silence.
+Server metrics and server telemetry (the tables after the comparison: the
+database's own figures, and what the machine, the server's processes and its
+metrics endpoints did per phase group, a counter's total and a gauge's mean)
+are never gated, unless --gate-server NAME names one (e.g. "Bytes per point"):
+it then fails when the contender's median is larger by more than --fail-above.
 Different databases, tsbench builds, workloads (--force) or hosts are named
 at the top of every format.
 
@@ -74,7 +80,7 @@ them by their ratio instead).`,
 			if err != nil {
 				return usageError(err)
 			}
-			opt := compare.Options{Alpha: alpha, MinEffect: minEffect, MinAbsMS: minAbs, Paired: paired}
+			opt := compare.Options{Alpha: alpha, MinEffect: minEffect, MinAbsMS: minAbs, Paired: paired, GateServer: gateServer}
 			gated := cmd.Flags().Changed("fail-above")
 			if err := opt.Check(failAbove, gated, untested); err != nil {
 				return usageError(err)
@@ -138,6 +144,7 @@ them by their ratio instead).`,
 	f.Float64Var(&minAbs, "min-abs", compare.DefaultMinAbsMS, "latency noise floor in ms: a change of the median smaller than this is ~ (0 judges every change)")
 	f.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "family-wise significance level: the chance of any false alarm in a comparison (Holm)")
 	f.StringVar(&untested, "untested", compare.UntestedFail, "what --fail-above does with gated rows it cannot test: fail (exit 4) or ratio (judge them by their ratio alone)")
+	f.StringArrayVar(&gateServer, "gate-server", nil, "with --fail-above: also gate this server metric or telemetry figure (e.g. \"Bytes per point\"), failing when the contender's is larger by more than the threshold (repeatable)")
 	f.BoolVar(&paired, "paired", false, "test each contender run against the baseline run of its block, on log-ratios (runs of bench routine; others are tested unpaired, with a warning)")
 	f.BoolVar(&force, "force", false, "compare runs of different workloads (their differing keys are listed) or failed runs")
 	return cmd

@@ -11,6 +11,7 @@ import (
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/metrics"
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/telemetry"
 )
 
 // Sample is a small run with known numbers: 4 INGESTION operations of 1..4
@@ -82,6 +83,32 @@ func ServerMetricRuns() (base, contender []*record.Record) {
 	}
 	for _, r := range contender {
 		r.ServerMetrics = []record.ServerMetric{{Name: "Cumulative indexing time of primary shards", Value: 6, Unit: "min"}}
+	}
+	return base, contender
+}
+
+// TelemetryRuns are two sides of three runs with server telemetry over
+// their one phase: the machine, and the server's process (another pid in
+// every run) whose CPU adds up to 2+i seconds in the baseline's run i and
+// 6 in the contender's, with a resident memory of 100 MiB then 300 MiB (a
+// mean of 200) in the baseline and 200 MiB in the contender; only the
+// baseline's process reports threads.
+func TelemetryRuns() (base, contender []*record.Record) {
+	order := []string{config.Ingestion}
+	base = Runs("base", 1, 3, map[string]float64{config.Ingestion: 5}, order)
+	contender = Runs("cont", 2, 3, map[string]float64{config.Ingestion: 5}, order)
+	for i, r := range append(base, contender...) {
+		cpu, mem := []float64{0, 1, float64(1 + i)}, []float64{100 << 20, 300 << 20, 200 << 20}
+		series := []telemetry.Series{{Name: "CPU user", Unit: "s", Counter: true, Values: cpu}, {Name: "resident memory", Unit: "bytes", Values: mem}}
+		if i < 3 {
+			series = append(series, telemetry.Series{Name: "threads", Unit: "threads", Values: []float64{40, 40, 40}})
+		} else {
+			cpu[2], mem[0], mem[1] = 5, 200<<20, 200<<20
+		}
+		r.Phases[0].Server = []telemetry.Source{
+			{Name: "machine", At: []int64{0, 1000, 2000}, Series: []telemetry.Series{{Name: "CPU user", Unit: "s", Counter: true, Values: []float64{0, 1, 1}}}},
+			{Name: fmt.Sprintf("process %d (java, port 6667)", 1000+i), At: []int64{0, 1000, 2000}, Series: series},
+		}
 	}
 	return base, contender
 }

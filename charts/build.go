@@ -98,7 +98,7 @@ func common(sides []side) Set {
 	if c, ok := coldWarmChart(sides); ok {
 		set.Charts = append(set.Charts, c)
 	}
-	for _, f := range serverFigures {
+	for _, f := range append(slices.Clone(serverFigures), databaseFigures(sides)...) {
 		if c, ok := serverSeriesChart(sides, f); ok {
 			set.Charts = append(set.Charts, c)
 		}
@@ -106,11 +106,55 @@ func common(sides []side) Set {
 	return set
 }
 
-// serverFigure is a figure of the server's processes drawn over time.
+// serverFigure is a figure of the server's processes drawn over time, or
+// with database set one of the database's own key series (telemetry.Series'
+// Chart), a line for each of its sources that has it (each node).
 type serverFigure struct {
 	slug, title, axis string
 	figures           []string // summed: CPU user and system
 	scale             float64  // the figure's unit over the axis's
+	database          bool
+}
+
+// databaseFigures are the key series the database's own sources mark for
+// a chart, in first-seen order: a counter drawn as its rate per second, a
+// size in MiB.
+func databaseFigures(sides []side) []serverFigure {
+	var out []serverFigure
+	seen := map[string]bool{}
+	for _, s := range sides {
+		for _, r := range s.runs {
+			for _, p := range r.Phases {
+				for _, src := range p.Server {
+					if !databaseSource(src.Name) {
+						continue
+					}
+					for _, se := range src.Series {
+						if !se.Chart || seen[se.Name] {
+							continue
+						}
+						seen[se.Name] = true
+						unit, scale := se.Unit, 1.0
+						if unit == "bytes" {
+							unit, scale = "MiB", 1<<20
+						}
+						if se.Counter {
+							unit += " per s"
+						}
+						out = append(out, serverFigure{slug: "server-" + Slug(se.Name), title: "server " + se.Name + " over time", axis: se.Name + " (" + unit + ")",
+							figures: []string{se.Name}, scale: scale, database: true})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// databaseSource says whether a source is the database's own (a node's
+// metrics), not the machine or a process tsbench found.
+func databaseSource(name string) bool {
+	return name != "machine" && !strings.Contains(name, "process ")
 }
 
 var serverFigures = []serverFigure{
@@ -126,6 +170,9 @@ func serverSeriesChart(sides []side, f serverFigure) (Chart, bool) {
 	c := Chart{Name: f.slug, Title: strings.ToUpper(f.title[:1]) + f.title[1:], Kind: Lines,
 		X: Axis{Label: "time since the run began (s)"}, Y: Axis{Label: f.axis},
 		Caption: "The processes of the database server (or tsbench's own, for an embedded database), sampled every SERVER_METRICS_INTERVAL over every phase; one line a process, its runs in the side's colour; dotted lines mark where a phase or round began in the first run."}
+	if f.database {
+		c.Caption = "As the database reports it (a node's metrics endpoint or statistics), sampled every SERVER_METRICS_INTERVAL over every phase; one line a node, its runs in the side's colour; dotted lines mark where a phase or round began in the first run."
+	}
 	for si, s := range sides {
 		for ri, r := range s.runs {
 			if len(r.Phases) == 0 {
@@ -136,7 +183,7 @@ func serverSeriesChart(sides []side, f serverFigure) (Chart, bool) {
 			var order []string
 			for i := range r.Phases {
 				for _, src := range r.Phases[i].Server {
-					if !strings.Contains(src.Name, "process ") {
+					if f.database != databaseSource(src.Name) {
 						continue
 					}
 					seg := sourcePoints(src, f, src.Started.Sub(t0).Seconds())

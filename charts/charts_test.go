@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"image/png"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -443,5 +444,45 @@ func TestServerSeriesCharts(t *testing.T) {
 	}
 	if c, ok := serverSeriesChart([]side{{label: "x", runs: []*record.Record{{Phases: []record.Phase{{Server: []telemetry.Source{machine}}}}}}}, serverFigures[0]); ok {
 		t.Errorf("a chart of the machine alone: %+v", c)
+	}
+}
+
+// TestDatabaseSeriesCharts: each key series a database's source marks
+// (telemetry.Series' Chart) gets a chart over time, a line a node, a
+// counter as its rate and bytes in MiB; an unmarked series and the
+// machine's get none.
+func TestDatabaseSeriesCharts(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	node := func(name string, flushes []float64) telemetry.Source {
+		return telemetry.Source{Name: name, Started: t0, At: []int64{0, 1000, 3000}, Series: []telemetry.Series{
+			{Name: "flushes", Unit: "flushes", Counter: true, Chart: true, Values: flushes},
+			{Name: "WAL size", Unit: "bytes", Chart: true, Values: []float64{0, 2 << 20, 4 << 20}},
+			{Name: "WAL files", Unit: "files", Values: []float64{1, 2, 3}},
+		}}
+	}
+	machine := telemetry.Source{Name: "machine", Started: t0, At: []int64{0, 1000}, Series: []telemetry.Series{{Name: "CPU user", Unit: "s", Counter: true, Chart: true, Values: []float64{0, 9}}}}
+	rec := &record.Record{ID: "r", Phases: []record.Phase{{Name: "ingest", StartedAt: t0, Seconds: 3,
+		Server: []telemetry.Source{machine, node("IoTDB DataNode 127.0.0.1:9191", []float64{0, 2, 4}), node("IoTDB DataNode 127.0.0.1:9192", []float64{0, 0, 1})}}}}
+	charts := map[string]Chart{}
+	for _, c := range ForRuns([]*record.Record{rec}).Charts {
+		if strings.HasPrefix(c.Name, "server-") {
+			charts[c.Name] = c
+		}
+	}
+	if len(charts) != 2 {
+		t.Fatalf("server charts %v, want flushes and WAL size only", slices.Collect(maps.Keys(charts)))
+	}
+	fl, wal := charts["server-flushes"], charts["server-wal-size"]
+	if fl.Y.Label != "flushes (flushes per s)" || len(fl.Series) != 2 {
+		t.Fatalf("flushes: axis %q, %d lines; want a rate, one line a node", fl.Y.Label, len(fl.Series))
+	}
+	if got := fl.Series[0].Segments[0]; !slices.Equal(got, []Point{{X: 0.5, Y: 2}, {X: 2, Y: 2}}) {
+		t.Errorf("flushes of the first node %v, want 2 per s at 0.5 s and at 2 s", got)
+	}
+	if got := wal.Series[1].Segments[0]; wal.Y.Label != "WAL size (MiB)" || !slices.Equal(got, []Point{{X: 0, Y: 0}, {X: 1, Y: 2}, {X: 3, Y: 4}}) {
+		t.Errorf("WAL size: axis %q, %v; want MiB as read", wal.Y.Label, got)
+	}
+	if svg, err := fl.SVG(); err != nil || !bytes.Contains(svg, []byte(fl.Title)) {
+		t.Errorf("SVG: %v", err)
 	}
 }

@@ -26,6 +26,8 @@ type Pick struct {
 	Metric     string
 	Labels     map[string]string
 	Scale      float64 // 0 is 1
+	// Chart marks a key series, drawn over time in the HTML page.
+	Chart bool
 	// Absent0 marks a figure whose samples exist only while there is
 	// something to count (a data region's files, which appear with its
 	// first write): none is 0. Without it a figure the endpoint does not
@@ -94,7 +96,7 @@ func (p *promReader) Name() string { return p.e.Name }
 func (p *promReader) Figures() []Series {
 	var out []Series
 	for _, pk := range p.picks {
-		out = append(out, Series{Name: pk.Name, Unit: pk.Unit, Counter: pk.Counter})
+		out = append(out, Series{Name: pk.Name, Unit: pk.Unit, Counter: pk.Counter, Chart: pk.Chart})
 	}
 	for i, k := range p.raw {
 		out = append(out, Series{Name: k, Counter: p.rawCounter[i]})

@@ -34,8 +34,11 @@ type Series struct {
 	// Counter marks a cumulative figure (CPU seconds, bytes written): its
 	// Values are the changes since the sample before, the first one 0, so
 	// that the record stays small and the phase's total is their sum.
-	Counter bool      `json:"counter,omitempty"`
-	Values  []float64 `json:"values"`
+	Counter bool `json:"counter,omitempty"`
+	// Chart marks one of a database's key series, which the HTML page
+	// draws over time (flushes, compactions, heap, file sizes).
+	Chart  bool      `json:"chart,omitempty"`
+	Values []float64 `json:"values"`
 }
 
 // Summary is a series summed up over its phase.

@@ -37,25 +37,25 @@ func gc(kind string, time bool) func(n *nodeStats) *float64 {
 // file systems' traffic. A figure the version does not report is left out.
 var nodeFigures = []figure{
 	{telemetry.Series{Name: "process CPU", Unit: "s", Counter: true}, func(n *nodeStats) *float64 { return n.Process.CPU.Total }, 1000},
-	{telemetry.Series{Name: "JVM heap used", Unit: "bytes"}, func(n *nodeStats) *float64 { return n.JVM.Mem.HeapUsed }, 1},
+	{telemetry.Series{Name: "JVM heap used", Unit: "bytes", Chart: true}, func(n *nodeStats) *float64 { return n.JVM.Mem.HeapUsed }, 1},
 	{telemetry.Series{Name: "young GC", Unit: "collections", Counter: true}, gc("young", false), 1},
-	{telemetry.Series{Name: "young GC time", Unit: "s", Counter: true}, gc("young", true), 1000},
+	{telemetry.Series{Name: "young GC time", Unit: "s", Counter: true, Chart: true}, gc("young", true), 1000},
 	{telemetry.Series{Name: "old GC", Unit: "collections", Counter: true}, gc("old", false), 1},
 	{telemetry.Series{Name: "old GC time", Unit: "s", Counter: true}, gc("old", true), 1000},
-	{telemetry.Series{Name: "documents indexed", Unit: "documents", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Indexing.Total }, 1},
+	{telemetry.Series{Name: "documents indexed", Unit: "documents", Counter: true, Chart: true}, func(n *nodeStats) *float64 { return n.Indices.Indexing.Total }, 1},
 	{telemetry.Series{Name: "indexing time", Unit: "s", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Indexing.Time }, 1000},
 	{telemetry.Series{Name: "searches", Unit: "queries", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Search.Total }, 1},
 	{telemetry.Series{Name: "search time", Unit: "s", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Search.Time }, 1000},
-	{telemetry.Series{Name: "merges", Unit: "merges", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Merges.Count }, 1},
+	{telemetry.Series{Name: "merges", Unit: "merges", Counter: true, Chart: true}, func(n *nodeStats) *float64 { return n.Indices.Merges.Count }, 1},
 	{telemetry.Series{Name: "merge time", Unit: "s", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Merges.Time }, 1000},
 	{telemetry.Series{Name: "merged bytes", Unit: "bytes", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Merges.Bytes }, 1},
 	{telemetry.Series{Name: "refreshes", Unit: "refreshes", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Refresh.Count }, 1},
 	{telemetry.Series{Name: "flushes", Unit: "flushes", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Flush.Count }, 1},
-	{telemetry.Series{Name: "segments", Unit: "segments"}, func(n *nodeStats) *float64 { return n.Indices.Segments.Count }, 1},
-	{telemetry.Series{Name: "store size", Unit: "bytes"}, func(n *nodeStats) *float64 { return n.Indices.Store.Size }, 1},
+	{telemetry.Series{Name: "segments", Unit: "segments", Chart: true}, func(n *nodeStats) *float64 { return n.Indices.Segments.Count }, 1},
+	{telemetry.Series{Name: "store size", Unit: "bytes", Chart: true}, func(n *nodeStats) *float64 { return n.Indices.Store.Size }, 1},
 	{telemetry.Series{Name: "translog size", Unit: "bytes"}, func(n *nodeStats) *float64 { return n.Indices.Translog.Size }, 1},
 	{telemetry.Series{Name: "disk read", Unit: "bytes", Counter: true}, func(n *nodeStats) *float64 { return n.FS.IO.Total.Read }, 1.0 / 1024},
-	{telemetry.Series{Name: "disk written", Unit: "bytes", Counter: true}, func(n *nodeStats) *float64 { return n.FS.IO.Total.Write }, 1.0 / 1024},
+	{telemetry.Series{Name: "disk written", Unit: "bytes", Counter: true, Chart: true}, func(n *nodeStats) *float64 { return n.FS.IO.Total.Write }, 1.0 / 1024},
 }
 
 // nodesPath is the one request a sample of every node takes.

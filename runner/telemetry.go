@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -74,6 +75,12 @@ func (w *walker) sampling(ctx context.Context) *telemetry.Sampling {
 				w.note("server metrics: " + err.Error())
 			} else {
 				s = host
+			}
+			if addr := w.drv.Address; w.drv.Embedded() && addr != nil && len(addr(c)) > 0 && err == nil {
+				// The embedded database's file: its folder's disk.
+				if n := s.AddDisk(filepath.Dir(addr(c)[0])); n != "" {
+					notes = append(notes, n)
+				}
 			}
 			for _, n := range notes {
 				w.note("server metrics: " + n)

@@ -46,8 +46,11 @@ func TestServerTelemetry(t *testing.T) {
 	}
 	self := fmt.Sprintf("process %d (", os.Getpid())
 	for _, ph := range res.Phases {
-		if len(ph.Server) != 2 || ph.Server[0].Name != "machine" || !strings.HasPrefix(ph.Server[1].Name, self) {
-			t.Fatalf("%s round %d: sources %+v, want the machine and %s…)", ph.Name, ph.Round, ph.Server, self)
+		// And the disk of the process's working folder, where it is on a
+		// block device.
+		if len(ph.Server) < 2 || len(ph.Server) > 3 || ph.Server[0].Name != "machine" || !strings.HasPrefix(ph.Server[1].Name, self) ||
+			len(ph.Server) == 3 && !strings.HasPrefix(ph.Server[2].Name, "disk ") {
+			t.Fatalf("%s round %d: sources %+v, want the machine, %s…) and its disk", ph.Name, ph.Round, ph.Server, self)
 		}
 		for _, src := range ph.Server {
 			if len(src.At) < 2 || src.Check() != nil {
@@ -106,8 +109,10 @@ func TestFootprint(t *testing.T) {
 	// SQLite works in tsbench's process (its address is its file's path,
 	// not a server's).
 	self := fmt.Sprintf("process %d (", os.Getpid())
-	if srv := res.Phases[0].Server; len(srv) != 2 || !strings.HasPrefix(srv[1].Name, self) {
-		t.Errorf("SQLite: sources %+v, want the machine and %s…); notes %q", srv, self, res.Notes)
+	// And the disk of the file's folder, where it is on a block device.
+	if srv := res.Phases[0].Server; len(srv) < 2 || !strings.HasPrefix(srv[1].Name, self) ||
+		len(srv) == 3 && !strings.HasSuffix(srv[2].Name, "("+filepath.Dir(db)+")") || len(srv) == 2 && !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "no block device") }) {
+		t.Errorf("SQLite: sources %+v, want the machine, %s…) and the disk of %s; notes %q", srv, self, filepath.Dir(db), res.Notes)
 	}
 	if _, res := sqliteRun(t, "SQLITE_PATH="+filepath.Join(t.TempDir(), "g.db"), "SERVER_METRICS_INTERVAL=0"); res.Footprint != nil {
 		t.Errorf("SERVER_METRICS_INTERVAL=0 measured %+v", res.Footprint)

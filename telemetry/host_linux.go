@@ -3,12 +3,15 @@ package telemetry
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/prometheus/procfs"
+	"github.com/prometheus/procfs/blockdevice"
+	"golang.org/x/sys/unix"
 )
 
 // Host is a sampler of this machine (its CPU and memory), of the
@@ -46,14 +49,95 @@ func Host(ports []int, pids ...int) (*Sampler, []string, error) {
 				if p, err := fs.Proc(pid); err == nil {
 					comm, _ = p.Comm()
 				}
-				s.readers = append(s.readers, process{fs: fs, pid: pid, label: fmt.Sprintf("process %d (%s, port %d)", pid, comm, port)})
+				s.readers = append(s.readers, process{fs: fs, pid: pid, port: port, label: fmt.Sprintf("process %d (%s, port %d)", pid, comm, port)})
 			}
 		}
 		if !found {
 			notes = append(notes, fmt.Sprintf("no process of this machine listens on port %d: the server is elsewhere, or not visible to this user; its process is not sampled", port))
 		}
 	}
-	return s, notes, nil
+	return s, disks(s, notes), nil
+}
+
+// disks adds a source for each block device that holds the working
+// folder of a process found behind a port (where IoTDB and Elasticsearch
+// keep their data below, as the provisioning scripts start them).
+func disks(s *Sampler, notes []string) []string {
+	for _, r := range slices.Clone(s.readers) {
+		if p, ok := r.(process); ok && p.port > 0 {
+			cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", p.pid))
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("the disk of %s is not sampled: its working folder cannot be read (%v)", p.label, err))
+				continue
+			}
+			if n := s.AddDisk(cwd); n != "" {
+				notes = append(notes, n)
+			}
+		}
+	}
+	return notes
+}
+
+// AddDisk adds a source for the block device that holds folder, unless
+// one is sampled already: its traffic is the server's storage (and its
+// neighbours' on the same device). A folder on no block device (tmpfs,
+// overlay) is the note it returns.
+func (s *Sampler) AddDisk(folder string) string {
+	var st unix.Stat_t
+	if err := unix.Stat(folder, &st); err != nil {
+		return fmt.Sprintf("the disk of %s is not sampled: %v", folder, err)
+	}
+	bfs, err := blockdevice.NewDefaultFS()
+	if err != nil {
+		return fmt.Sprintf("disk traffic is not sampled: %v", err)
+	}
+	stats, err := bfs.ProcDiskstats()
+	if err != nil {
+		return fmt.Sprintf("disk traffic is not sampled: %v", err)
+	}
+	major, minor := unix.Major(st.Dev), unix.Minor(st.Dev)
+	i := slices.IndexFunc(stats, func(d blockdevice.Diskstats) bool { return d.MajorNumber == major && d.MinorNumber == minor })
+	if i < 0 {
+		return fmt.Sprintf("the disk of %s is not sampled: it is on device %d:%d, which is no block device (tmpfs, overlay)", folder, major, minor)
+	}
+	if slices.ContainsFunc(s.readers, func(r Reader) bool { d, ok := r.(disk); return ok && d.major == major && d.minor == minor }) {
+		return ""
+	}
+	s.readers = append(s.readers, disk{fs: bfs, major: major, minor: minor, label: fmt.Sprintf("disk %s (%s)", stats[i].DeviceName, folder)})
+	return ""
+}
+
+// disk is one block device: the bytes read from and written to it, and the
+// time it was busy (its rate is the share of the time the device had I/O
+// in flight, 1 when always).
+type disk struct {
+	fs           blockdevice.FS
+	major, minor uint32
+	label        string
+}
+
+func (d disk) Name() string { return d.label }
+
+func (disk) Figures() []Series {
+	return []Series{
+		{Name: "disk read", Unit: "bytes", Counter: true},
+		{Name: "disk written", Unit: "bytes", Counter: true},
+		{Name: "disk busy", Unit: "s", Counter: true},
+	}
+}
+
+func (d disk) Read(context.Context) ([]float64, error) {
+	stats, err := d.fs.ProcDiskstats()
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range stats {
+		if st.MajorNumber == d.major && st.MinorNumber == d.minor {
+			const sector = 512 // /proc/diskstats counts 512-byte sectors, whatever the device's
+			return []float64{float64(st.ReadSectors) * sector, float64(st.WriteSectors) * sector, float64(st.IOsTotalTicks) / 1000}, nil
+		}
+	}
+	return nil, fmt.Errorf("device %d:%d is gone from /proc/diskstats", d.major, d.minor)
 }
 
 // Listeners finds the processes that listen on each port (TCP, IPv4 or
@@ -140,6 +224,7 @@ func (m machine) Read(context.Context) ([]float64, error) {
 type process struct {
 	fs    procfs.FS
 	pid   int
+	port  int // the port it was found behind; 0 for a pid given
 	label string
 }
 

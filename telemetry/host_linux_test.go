@@ -46,12 +46,18 @@ func TestHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0], "port "+strconv.Itoa(nobody)) {
+	if len(notes) == 0 || !strings.Contains(notes[0], "port "+strconv.Itoa(nobody)) {
 		t.Errorf("notes %q, want one on port %d", notes, nobody)
 	}
 	names := s.Sources()
-	if len(names) != 2 || names[0] != "machine" || !strings.HasPrefix(names[1], "process "+strconv.Itoa(os.Getpid())+" (") {
+	if len(names) < 2 || names[0] != "machine" || !strings.HasPrefix(names[1], "process "+strconv.Itoa(os.Getpid())+" (") {
 		t.Fatalf("sources %q: want the machine and this process (%d)", names, os.Getpid())
+	}
+	// The disk of the process's working folder, or a note saying why not.
+	cwd, _ := os.Getwd()
+	onDisk := len(names) == 3 && strings.HasPrefix(names[2], "disk ") && strings.HasSuffix(names[2], " ("+cwd+")")
+	if !onDisk && (len(names) != 2 || len(notes) != 2 || !strings.Contains(notes[1], "no block device")) {
+		t.Fatalf("sources %q, notes %q: want the disk of %s, or a note that it is on no block device", names, notes, cwd)
 	}
 	s.Interval = 50 * time.Millisecond
 	u0, s0 := selfCPU(t)
@@ -65,6 +71,15 @@ func TestHost(t *testing.T) {
 		if u, s := selfCPU(t); u+s-u0-s0 >= 0.4 {
 			break
 		}
+	}
+	// 8 MiB written and synced in the working folder, on its disk.
+	f, err := os.CreateTemp(".", "disk-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(make([]byte, 8<<20)); err != nil || f.Sync() != nil || f.Close() != nil {
+		t.Fatal(err)
 	}
 	srcs := sm.Stop()
 	u1, s1 := selfCPU(t)
@@ -101,11 +116,18 @@ func TestHost(t *testing.T) {
 	if machineCPU < got*0.9 {
 		t.Errorf("the machine's CPU %.2f s is less than one of its processes' %.2f s", machineCPU, got)
 	}
+	if onDisk {
+		for _, su := range srcs[2].Summaries() {
+			if su.Name == "disk written" && su.Total < 8<<20 {
+				t.Errorf("%s: %.0f bytes written over a sampling that wrote and synced 8 MiB", srcs[2].Name, su.Total)
+			}
+		}
+	}
 }
 
-// BenchmarkSample is one sample of the machine and one process (this
-// one): at SERVER_METRICS_INTERVAL=1 the sampler spends this once a
-// second, beside the clients.
+// BenchmarkSample is one sample of the machine, one process (this one)
+// and its working folder's disk: at SERVER_METRICS_INTERVAL=1 the sampler
+// spends this once a second, beside the clients.
 func BenchmarkSample(b *testing.B) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -113,7 +135,7 @@ func BenchmarkSample(b *testing.B) {
 	}
 	defer ln.Close()
 	s, _, err := Host([]int{ln.Addr().(*net.TCPAddr).Port})
-	if err != nil || len(s.readers) != 2 {
+	if err != nil || len(s.readers) < 2 {
 		b.Fatal(err, s.Sources())
 	}
 	sm := s.Start(context.Background())

@@ -11,9 +11,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/adapters/null"
 	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/telemetry"
 )
+
+// withEndpoint is an adapter with a source of its own (as IoTDB's metrics
+// endpoint is), which counts its reads.
+type withEndpoint struct{ adapters.Adapter }
+
+func (withEndpoint) TelemetrySources(context.Context) ([]telemetry.Reader, []string) {
+	return []telemetry.Reader{&endpoint{}}, nil
+}
+
+type endpoint struct{ n float64 }
+
+func (*endpoint) Name() string { return "endpoint" }
+func (*endpoint) Figures() []telemetry.Series {
+	return []telemetry.Series{{Name: "reads", Counter: true}}
+}
+func (e *endpoint) Read(context.Context) ([]float64, error) { e.n++; return []float64{e.n}, nil }
 
 // TestServerTelemetry: every phase of a run samples the machine and the
 // process behind the server's port; a port nobody listens on is one note
@@ -77,8 +95,31 @@ func TestServerTelemetry(t *testing.T) {
 	if res.Phases[0].Server != nil || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "the server is on another host (HOST db.example)") {
 		t.Errorf("a remote server: sources %+v, notes %q", res.Phases[0].Server, res.Notes)
 	}
+	// With the database's own source (an endpoint of its), a remote
+	// server still has that, sampled in every phase; the note says the
+	// machine and the processes are not.
+	d := null.Driver()
+	open := d.Open
+	d.Open = func(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
+		a, err := open(ctx, p)
+		return withEndpoint{a}, err
+	}
+	p := plan(t, "DB_SWITCH=Null", "QUERY_ROUNDS=2", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0", "LOOP=30", "HOST=db.example", "PORT=6667", "SERVER_METRICS_INTERVAL=0.01")
+	d.Address = func(c *config.Config) []string { return []string{"db.example:6667"} }
+	res, err = Run(context.Background(), p, &d, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ph := range res.Phases {
+		if len(ph.Server) != 1 || ph.Server[0].Name != "endpoint" || len(ph.Server[0].At) < 2 || ph.Server[0].Check() != nil {
+			t.Errorf("a remote server with an endpoint, %s round %d: sources %+v, want the endpoint's alone", ph.Name, ph.Round, ph.Server)
+		}
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "only what the database reports itself") {
+		t.Errorf("notes %q, want the remote server's", res.Notes)
+	}
 	// An embedded database works in tsbench's own process: that is sampled.
-	p := plan(t, "DB_SWITCH=Null", "LOOP=30", "SERVER_METRICS_INTERVAL=0.01")
+	p = plan(t, "DB_SWITCH=Null", "LOOP=30", "SERVER_METRICS_INTERVAL=0.01")
 	res, err = Run(context.Background(), p, ptrDriver(null.Driver()), Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -141,7 +141,7 @@ func BenchmarkSample(b *testing.B) {
 	sm := s.Start(context.Background())
 	b.ReportAllocs()
 	for b.Loop() {
-		sm.sample()
+		sm.sample(true)
 	}
 	sm.Stop()
 }

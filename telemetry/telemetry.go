@@ -88,6 +88,14 @@ type Reader interface {
 	Read(ctx context.Context) ([]float64, error)
 }
 
+// Spaced is a Reader that is read less often than every interval: at a
+// phase's start and end, and between them once Every has passed since its
+// last read (a metrics endpoint whose every read costs the server and
+// tsbench more than the host's /proc does).
+type Spaced interface {
+	Every() time.Duration
+}
+
 // ReadTimeout bounds one read of a source: a server that stopped
 // answering costs its samples, never the phase's end.
 const ReadTimeout = 2 * time.Second
@@ -117,7 +125,9 @@ type Sampling struct {
 	done    sync.WaitGroup
 	sources []Source
 	last    [][]float64 // each reader's previous cumulative values
+	lastAt  []time.Time // when each reader was last read
 	readers []Reader
+	every   time.Duration // the sampler's interval
 	ctx     context.Context
 }
 
@@ -125,7 +135,7 @@ type Sampling struct {
 // on a goroutine of its own, until Stop or ctx ends.
 func (s *Sampler) Start(ctx context.Context) *Sampling {
 	// The last sample is taken after the phase, whose context may be done.
-	sm := &Sampling{start: time.Now(), stop: make(chan struct{}), readers: s.readers, ctx: context.WithoutCancel(ctx)}
+	sm := &Sampling{start: time.Now(), stop: make(chan struct{}), readers: s.readers, ctx: context.WithoutCancel(ctx), every: s.Interval}
 	for _, r := range s.readers {
 		// A phase's own series: a reader may hand out the same figures to
 		// every phase.
@@ -136,7 +146,8 @@ func (s *Sampler) Start(ctx context.Context) *Sampling {
 		sm.sources = append(sm.sources, Source{Name: r.Name(), Started: sm.start.UTC(), Series: series})
 	}
 	sm.last = make([][]float64, len(s.readers))
-	sm.sample()
+	sm.lastAt = make([]time.Time, len(s.readers))
+	sm.sample(true)
 	if len(s.readers) == 0 || s.Interval <= 0 {
 		return sm
 	}
@@ -148,7 +159,7 @@ func (s *Sampler) Start(ctx context.Context) *Sampling {
 		for {
 			select {
 			case <-t.C:
-				sm.sample()
+				sm.sample(false)
 			case <-sm.stop:
 				return
 			case <-ctx.Done():
@@ -164,15 +175,21 @@ func (s *Sampler) Start(ctx context.Context) *Sampling {
 func (sm *Sampling) Stop() []Source {
 	close(sm.stop)
 	sm.done.Wait()
-	sm.sample()
+	sm.sample(true)
 	return sm.sources
 }
 
-// sample reads every source once; a source that fails this time misses
-// the sample (all its series alike, so their values stay aligned with At).
-func (sm *Sampling) sample() {
-	at := time.Since(sm.start).Milliseconds()
+// sample reads every source once, a Spaced one only when its time has
+// come or all is true; a source that fails this time misses the sample
+// (all its series alike, so their values stay aligned with At).
+func (sm *Sampling) sample(all bool) {
+	now := time.Now()
+	at := now.Sub(sm.start).Milliseconds()
 	for i, r := range sm.readers {
+		if sp, ok := r.(Spaced); ok && !all && now.Sub(sm.lastAt[i]) < sp.Every()-sm.every/2 {
+			continue
+		}
+		sm.lastAt[i] = now
 		src := &sm.sources[i]
 		ctx, cancel := context.WithTimeout(sm.ctx, ReadTimeout)
 		vals, err := r.Read(ctx)

@@ -118,3 +118,30 @@ func TestPhasesOwnTheirSeries(t *testing.T) {
 		}
 	}
 }
+
+// spaced is a fake read every 100 ms at most.
+type spaced struct{ fake }
+
+func (*spaced) Every() time.Duration { return 100 * time.Millisecond }
+
+// TestSpaced: a Spaced source is read at the phase's start and end and
+// between them as its spacing allows, while the others are read at every
+// interval; its series stay aligned with its own sample times.
+func TestSpaced(t *testing.T) {
+	every := &fake{vals: [][]float64{{1, 1}}}
+	slow := &spaced{fake{vals: [][]float64{{1, 1}}}}
+	s := &Sampler{Interval: 10 * time.Millisecond, readers: []Reader{every, slow}}
+	sm := s.Start(context.Background())
+	time.Sleep(350 * time.Millisecond)
+	srcs := sm.Stop()
+	n, m := len(srcs[0].At), len(srcs[1].At)
+	t.Logf("%d samples every 10 ms, %d of the source spaced 100 ms apart", n, m)
+	if m < 3 || m > 6 || n < 3*m || srcs[1].Check() != nil {
+		t.Errorf("%d samples of the spaced source (want 3 to 6: start, about one in 100 ms, end) against %d of the other; %v", m, n, srcs[1].Check())
+	}
+	for i := 2; i < m-1; i++ {
+		if gap := srcs[1].At[i] - srcs[1].At[i-1]; gap < 90 {
+			t.Errorf("spaced samples %d ms apart, want about 100", gap)
+		}
+	}
+}

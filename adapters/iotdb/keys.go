@@ -25,8 +25,9 @@ type Options struct {
 	// MetricsPorts are the DataNodes' Prometheus ports (IOTDB_METRICS_PORT),
 	// one for every HOST entry or one per entry; 0 asks none.
 	MetricsPorts          []int
-	ConfigNodeMetricsPort int  // IOTDB_CONFIGNODE_METRICS_PORT
-	MetricsRaw            bool // IOTDB_METRICS_RAW
+	ConfigNodeMetricsPort int     // IOTDB_CONFIGNODE_METRICS_PORT
+	MetricsRaw            bool    // IOTDB_METRICS_RAW
+	MetricsIntervalS      float64 // IOTDB_METRICS_INTERVAL
 }
 
 // encodingTypes are the IoTDB data types that have an ENCODING_<TYPE> key.
@@ -65,6 +66,9 @@ func Keys() *config.KeySet {
 				return nil
 			}),
 		config.Int("IOTDB_CONFIGNODE_METRICS_PORT", "9091", 0, 65535, "0, or a port", "IoTDB server telemetry: the port of the ConfigNode's Prometheus reporter (cn_metric_prometheus_reporter_port) on the first HOST entry. 0 asks none.", func(o *O) *int { return &o.ConfigNodeMetricsPort }),
+		config.Float("IOTDB_METRICS_INTERVAL", "5", 0, 3600, "0 (every SERVER_METRICS_INTERVAL) or seconds, at most 3600",
+			"IoTDB server telemetry: how far apart the nodes' Prometheus endpoints are read, beside a read at every phase's start and end. One read of a DataNode's costs the server 20–60 ms of CPU and tsbench about 3 ms (it lists some 5,000 series): every SERVER_METRICS_INTERVAL would be a few per cent of either.",
+			func(o *O) *float64 { return &o.MetricsIntervalS }),
 		config.Bool("IOTDB_METRICS_RAW", "false", "IoTDB server telemetry: keep every series the nodes' Prometheus reporters list, beside the curated figures (thousands a node: a large record).", func(o *O) *bool { return &o.MetricsRaw }),
 	}
 	for _, typ := range encodingTypes {

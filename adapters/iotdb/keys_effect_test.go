@@ -71,7 +71,7 @@ func TestEveryKeyChangesWhatIsSent(t *testing.T) {
 		// They choose what is sampled of the nodes' metrics endpoints, not
 		// what the session sends.
 		"IOTDB_METRICS_PORT": "TestServerMetricsThroughTheBinary", "IOTDB_CONFIGNODE_METRICS_PORT": "TestServerMetricsThroughTheBinary",
-		"IOTDB_METRICS_RAW": "TestServerMetricsThroughTheBinary"}
+		"IOTDB_METRICS_RAW": "TestServerMetricsThroughTheBinary", "IOTDB_METRICS_INTERVAL": "TestServerMetricsThroughTheBinary"}
 	adaptertest.KeyWalk{Keys: keys, Must: must, Elsewhere: elsewhere, Probe: probe}.Run(t)
 }
 

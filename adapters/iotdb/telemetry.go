@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/telemetry"
@@ -77,7 +78,8 @@ func (a *Adapter) endpoints() []telemetry.Endpoint {
 		if port <= 0 || slices.ContainsFunc(out, func(e telemetry.Endpoint) bool { return e.URL == url }) {
 			return
 		}
-		out = append(out, telemetry.Endpoint{Name: "IoTDB " + role + " " + addr, URL: url, Picks: picks, Raw: a.opts.MetricsRaw, Client: client})
+		out = append(out, telemetry.Endpoint{Name: "IoTDB " + role + " " + addr, URL: url, Picks: picks, Raw: a.opts.MetricsRaw, Client: client,
+			Every: time.Duration(a.opts.MetricsIntervalS * float64(time.Second))})
 	}
 	for i, h := range a.cfg.Hosts {
 		add("DataNode", h, a.opts.MetricsPorts[min(i, len(a.opts.MetricsPorts)-1)], dataNodePicks)
@@ -127,7 +129,7 @@ func (a *Adapter) DataSize(ctx context.Context) (int64, string, error) {
 		if !strings.HasPrefix(e.Name, "IoTDB DataNode") {
 			continue
 		}
-		samples, err := telemetry.Scrape(ctx, e)
+		samples, err := telemetry.Scrape(ctx, e, "file_global_size")
 		if err != nil {
 			return 0, "", fmt.Errorf("the TsFiles' size: %s: %w (%s)", e.Name, err, metricsHint)
 		}

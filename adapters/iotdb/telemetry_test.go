@@ -2,10 +2,12 @@ package iotdb
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -200,7 +202,7 @@ func TestServerMetricsThroughTheBinary(t *testing.T) {
 		args := []string{"-c", "../../examples/iotdb.properties", "--set", "HOST=" + host, "--set", "PORT=" + port,
 			"--set", "DB_NAME=tsbench_metrics", "--set", "RESULTS_DIR=" + results, "--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0",
 			"--set", "DEVICE_NUMBER=20", "--set", "GROUP_NUMBER=2", "--set", "LOOP=1000", "--set", "TEST_MAX_TIME=8000", "--set", "INIT_WAIT_TIME=0",
-			"--set", "VERIFY=false", "--set", "SERVER_METRICS_INTERVAL=0.5"}
+			"--set", "VERIFY=false", "--set", "SERVER_METRICS_INTERVAL=0.5", "--set", "IOTDB_METRICS_INTERVAL=1"}
 		for _, s := range sets {
 			args = append(args, "--set", s)
 		}
@@ -228,8 +230,10 @@ func TestServerMetricsThroughTheBinary(t *testing.T) {
 		if !strings.HasPrefix(src.Name, "IoTDB ") {
 			continue
 		}
-		if len(src.At) < 5 || src.Missed > 0 {
-			t.Errorf("%s: %d samples, %d missed (%s) over a %.1f s phase at 0.5 s", src.Name, len(src.At), src.Missed, src.Error, ph.Seconds)
+		// IOTDB_METRICS_INTERVAL=1: a read a second and one at each end,
+		// while the host's sources are read every 0.5 s.
+		if n := len(src.At); n < int(ph.Seconds)-1 || n > int(ph.Seconds)+3 || src.Missed > 0 {
+			t.Errorf("%s: %d samples, %d missed (%s) over a %.1f s phase, one a second", src.Name, len(src.At), src.Missed, src.Error, ph.Seconds)
 		}
 		for _, se := range src.Series {
 			for i, v := range se.Values {
@@ -316,4 +320,82 @@ func TestServerMetricsThroughTheBinary(t *testing.T) {
 		return
 	}
 	t.Errorf("IOTDB_METRICS_RAW=true: no %s source", dataNode)
+}
+
+// TestStorageSettingComparedThroughTheBinary: two IoTDB configurations
+// that differ only in how IoTDB stores the series (the defaults, GORILLA
+// and TS_2DIFF encodings compressed with LZ4, against PLAIN encodings
+// stored UNCOMPRESSED) compare through the binary: compare's server rows
+// show the bytes per point apart, the HTML page has them, and
+// --gate-server "Bytes per point" fails the larger one.
+func TestStorageSettingComparedThroughTheBinary(t *testing.T) {
+	host, port := server(t)
+	dir := t.TempDir()
+	bin := adaptertest.Binary(t, dir)
+	results := filepath.Join(dir, "results")
+	// Bounded: 2 M points a run.
+	base := []string{"-c", "../../examples/iotdb.properties", "--set", "HOST=" + host, "--set", "PORT=" + port, "--set", "DB_NAME=tsbench_storage",
+		"--set", "RESULTS_DIR=" + results, "--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "--set", "DEVICE_NUMBER=10", "--set", "GROUP_NUMBER=2",
+		"--set", "SENSOR_NUMBER=20", "--set", "LOOP=100", "--set", "INIT_WAIT_TIME=0", "--set", "VERIFY=false"}
+	plain := []string{"--set", "COMPRESSOR=UNCOMPRESSED"}
+	for _, typ := range []string{"INT32", "INT64", "FLOAT", "DOUBLE", "BOOLEAN", "TEXT"} {
+		plain = append(plain, "--set", "ENCODING_"+typ+"=PLAIN")
+	}
+	for _, run := range []struct {
+		label string
+		sets  []string
+	}{{"compressed", nil}, {"plain", plain}} {
+		if out, code := adaptertest.RunBench(bin, ".", nil, append(append(slices.Clone(base), run.sets...), "--label", run.label)...); code != 0 {
+			t.Fatalf("bench run %s: exit %d\n%s", run.label, code, out)
+		}
+	}
+	out, code := adaptertest.RunBench(bin, ".", nil, "compare", "--results", results, "compressed", "plain", "--format", "json")
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s", code, out)
+	}
+	var cmp struct {
+		Rows []struct {
+			Metric, Phase, Operation string
+			Baseline                 struct{ Median float64 }
+			Contenders               []struct {
+				Median float64
+				Ratio  *float64
+			}
+		}
+	}
+	// The JSON, then the warnings on standard error.
+	if err := json.NewDecoder(strings.NewReader(out[strings.Index(out, "{"):])).Decode(&cmp); err != nil {
+		t.Fatalf("compare's JSON: %v\n%s", err, out)
+	}
+	found := false
+	for _, r := range cmp.Rows {
+		if r.Metric == "Bytes per point" && r.Phase == "server" {
+			found = true
+			t.Logf("bytes per point: %.3f compressed, %.3f plain and uncompressed", r.Baseline.Median, r.Contenders[0].Median)
+			if r.Contenders[0].Ratio == nil || *r.Contenders[0].Ratio < 1.5 {
+				t.Errorf("bytes per point %.3f against %.3f: want PLAIN and UNCOMPRESSED larger by half or more", r.Contenders[0].Median, r.Baseline.Median)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no Bytes per point row in compare's JSON:\n%s", out)
+	}
+	page := filepath.Join(dir, "compare.html")
+	pngs := filepath.Join(dir, "png")
+	if out, code := adaptertest.RunBench(bin, ".", nil, "compare", "--results", results, "compressed", "plain", "--format", "html", "-o", page, "--png", pngs); code != 0 {
+		t.Fatalf("compare --format html: exit %d\n%s", code, out)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil || !strings.Contains(string(html), "Bytes per point") || !strings.Contains(string(html), "Server telemetry") {
+		t.Errorf("the HTML page lacks the bytes per point or the telemetry table (%v)", err)
+	}
+	for _, png := range []string{"server-metrics.png", "server-sequence-file-size.png", "server-flushes.png"} {
+		if _, err := os.Stat(filepath.Join(pngs, png)); err != nil {
+			t.Errorf("--png wrote no %s: %v", png, err)
+		}
+	}
+	out, code = adaptertest.RunBench(bin, ".", nil, "compare", "--results", results, "compressed", "plain", "--fail-above", "10", "--untested", "ratio", "--gate-server", "Bytes per point")
+	if code != 1 || !strings.Contains(out, "server Bytes per point is +") {
+		t.Errorf("--gate-server \"Bytes per point\": exit %d, want 1 naming it:\n%s", code, out)
+	}
 }

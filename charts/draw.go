@@ -32,7 +32,10 @@ func (c *Chart) Size() (w, h vg.Length) {
 	w, h = 7*vg.Inch, 3*vg.Inch
 	switch c.Kind {
 	case HBars:
-		h = vg.Inch + vg.Length(len(c.Categories))*0.24*vg.Inch
+		// The title, the axis and its label take about an inch and a half
+		// whatever the rows: with one or two rows less than that left no
+		// room for the bars (the server metrics' chart of a footprint).
+		h = max(2.2*vg.Inch, vg.Inch+vg.Length(len(c.Categories))*0.24*vg.Inch)
 		// Long row names take their room from the bars: widen the chart
 		// by what they need beyond a typical operation's name.
 		longest := 0

@@ -87,7 +87,11 @@ func (w *walker) sampling(ctx context.Context) *telemetry.Sampling {
 			}
 		}
 		if t, ok := w.a.(adapters.Telemetry); ok {
-			rs, notes := t.TelemetrySources(ctx)
+			// A server that stopped answering costs the look-up a few reads'
+			// time, never the phase.
+			lctx, cancel := context.WithTimeout(ctx, 4*telemetry.ReadTimeout)
+			rs, notes := t.TelemetrySources(lctx)
+			cancel()
 			s.Add(rs...)
 			for _, n := range notes {
 				w.note("server metrics: " + n)

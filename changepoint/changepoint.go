@@ -1,0 +1,292 @@
+// Package changepoint finds where a series of benchmark results changed
+// level: E-divisive means (Matteson and James) over sliding windows, each
+// candidate kept while a two-sided Student's t-test between its neighbours
+// finds the levels different, then the weak candidates merged away, as in
+// "Hunter: Using Change Point Detection to Hunt for Performance
+// Regressions" (Fleming et al., 2023), the method of Apache Otava. The same
+// input gives the same change points: nothing is drawn at random.
+package changepoint
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Options are the method's parameters, Otava's names and defaults.
+type Options struct {
+	// Window is how many points one E-divisive pass looks at (window_len,
+	// 50); the windows step by half of it.
+	Window int
+	// MaxP is the p-value a change point must be below (max_pvalue,
+	// 0.001). The windows' pass keeps weak candidates at a looser level
+	// (ten times it below 0.05), which the merge then holds to MaxP.
+	MaxP float64
+	// MinMagnitude is the relative change a change point must exceed
+	// (min_magnitude, 0: any).
+	MinMagnitude float64
+}
+
+// Defaults are Otava's defaults.
+var Defaults = Options{Window: 50, MaxP: 0.001}
+
+// Check says what is wrong with the options, in the words of a flag.
+func (o Options) Check() error {
+	switch {
+	case o.Window < 2:
+		return fmt.Errorf("window %d: at least 2 points", o.Window)
+	case !(o.MaxP > 0 && o.MaxP < 1):
+		return fmt.Errorf("p-value %g: between 0 and 1, exclusive", o.MaxP)
+	case !(o.MinMagnitude >= 0) || math.IsInf(o.MinMagnitude, 0):
+		return fmt.Errorf("minimum magnitude %g: 0 or more", o.MinMagnitude)
+	}
+	return nil
+}
+
+// Change is a change point: Index is the first point of the new level.
+type Change struct {
+	Index int
+	// The levels on each side, between the change points around it, with
+	// their standard deviations (of the population, as Otava's), and the
+	// t-test's p-value.
+	MeanBefore, MeanAfter float64
+	StdBefore, StdAfter   float64
+	P                     float64
+}
+
+// Relative is the change from the level before to the level after, as a
+// fraction (0.1 is 10% higher); 0 where the level before is 0.
+func (c Change) Relative() float64 {
+	if c.MeanBefore == 0 {
+		return 0
+	}
+	return c.MeanAfter/c.MeanBefore - 1
+}
+
+// magnitude is the larger of the relative changes either way.
+func (c Change) magnitude() float64 {
+	back := 0.0
+	if c.MeanAfter != 0 {
+		back = c.MeanBefore/c.MeanAfter - 1
+	}
+	return max(math.Abs(c.Relative()), math.Abs(back))
+}
+
+// Find returns the change points of series, in order.
+func Find(series []float64, o Options) ([]Change, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	weak := split(series, o.Window, firstPass(o.MaxP))
+	return merge(weak, series, o.MaxP, o.MinMagnitude), nil
+}
+
+// firstPass is the looser level of the windows' pass.
+func firstPass(p float64) float64 {
+	switch {
+	case p < 0.05:
+		return p * 10
+	case p < 0.5:
+		return p * 2
+	}
+	return p
+}
+
+// split runs E-divisive means on each window, windows half a window apart
+// (the next starting at the last change point found, when that is
+// further), and keeps the union of what they found, each with its test
+// against its neighbours over the whole series.
+func split(series []float64, window int, maxP float64) []Change {
+	var idx []int
+	step := window / 2
+	for start := 0; start < len(series); {
+		end := min(start+window, len(series))
+		found := divisive(series[start:end], maxP)
+		last := 0
+		for _, i := range found {
+			if !slices.Contains(idx, start+i) {
+				idx = append(idx, start+i)
+			}
+			last = start + i
+		}
+		start = max(last, start+step)
+	}
+	slices.Sort(idx)
+	out := make([]Change, len(idx))
+	for k := range idx {
+		out[k] = test(series, around(idx, k, len(series)))
+	}
+	return out
+}
+
+// span is a change point at and the change points around it, lo and hi
+// (the series' start and end where there is none).
+type span struct{ lo, at, hi int }
+
+// around is change point k with the points on each side of it: from the
+// one before it (or the start) to the one after (or the end).
+func around(idx []int, k, n int) span {
+	sp := span{0, idx[k], n}
+	if k > 0 {
+		sp.lo = idx[k-1]
+	}
+	if k+1 < len(idx) {
+		sp.hi = idx[k+1]
+	}
+	return sp
+}
+
+// divisive is E-divisive means on one window: the most likely split of
+// its segments one after another, while the split's t-test is below maxP.
+func divisive(w []float64, maxP float64) []int {
+	var cps []int // sorted
+	for {
+		bounds := append(append([]int{0}, cps...), len(w))
+		best, bestQ, seg := 0, math.Inf(-1), -1
+		for k := 0; k+1 < len(bounds); k++ {
+			if bounds[k+1]-bounds[k] < 2 {
+				continue
+			}
+			if i, q := candidate(w, bounds[k], bounds[k+1]); q > bestQ {
+				best, bestQ, seg = i, q, k
+			}
+		}
+		// A NaN p-value (no spread and no difference) is no evidence.
+		if seg < 0 || !(test(w, span{bounds[seg], best, bounds[seg+1]}).P <= maxP) {
+			return cps
+		}
+		cps = append(cps[:seg:seg], append([]int{best}, cps[seg:]...)...)
+	}
+}
+
+// candidate finds, in w[s:e], the split τ and the end κ that maximise
+// E-divisive's Q of X = w[s:τ] against Y = w[τ:κ]:
+//
+//	Q = 2/(n+m) Σ|X_i−Y_j| − 2m/(n+m)/(n−1) Σ_{i<k}|X_i−X_k| − 2n/(n+m)/(m−1) Σ_{j<k}|Y_j−Y_k|
+//
+// (a term with a divisor of 0 is 0). As Otava's matrix of Q, whose lower
+// half is 0, the first largest in the order τ, then κ wins.
+func candidate(w []float64, s, e int) (int, float64) {
+	bestQ := math.Inf(-1)
+	best := 0
+	size := e - s - 1 // rows τ = s+1 … e−1, columns κ = s+2 … e
+	for r := 0; r < size; r++ {
+		tau := s + 1 + r
+		n := float64(tau - s)
+		withinX := 0.0
+		for i := s; i < tau; i++ {
+			for k := i + 1; k < tau; k++ {
+				withinX += math.Abs(w[i] - w[k])
+			}
+		}
+		cross, withinY := 0.0, 0.0
+		for c := 0; c < size; c++ {
+			kappa := s + 2 + c
+			q := 0.0
+			if kappa > tau {
+				y := kappa - 1 // the point Y gains
+				for i := s; i < tau; i++ {
+					cross += math.Abs(w[i] - w[y])
+				}
+				for j := tau; j < y; j++ {
+					withinY += math.Abs(w[j] - w[y])
+				}
+				m := float64(kappa - tau)
+				q = 2 / (n + m) * cross
+				if n > 1 {
+					q -= 2 * m / (n + m) / (n - 1) * withinX
+				}
+				if m > 1 {
+					q -= 2 * n / (n + m) / (m - 1) * withinY
+				}
+			}
+			if q > bestQ {
+				best, bestQ = tau, q
+			}
+		}
+	}
+	return best, bestQ
+}
+
+// test compares series[lo:at] with series[at:hi]: Student's two-sided
+// t-test of equal variances, on the populations' standard deviations as
+// Otava passes them.
+func test(series []float64, sp span) Change {
+	l, r := series[sp.lo:sp.at], series[sp.at:sp.hi]
+	c := Change{Index: sp.at, P: 1}
+	c.MeanBefore, c.StdBefore = meanStd(l)
+	c.MeanAfter, c.StdAfter = meanStd(r)
+	n1, n2 := float64(len(l)), float64(len(r))
+	if n1+n2 <= 2 {
+		return c
+	}
+	df := n1 + n2 - 2
+	pooled := ((n1-1)*c.StdBefore*c.StdBefore + (n2-1)*c.StdAfter*c.StdAfter) / df
+	se := math.Sqrt(pooled * (1/n1 + 1/n2))
+	t := (c.MeanBefore - c.MeanAfter) / se
+	switch {
+	case math.IsNaN(t):
+		c.P = math.NaN() // no spread and no difference: no evidence either way
+	case math.IsInf(t, 0):
+		c.P = 0
+	default:
+		c.P = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs(t))
+	}
+	return c
+}
+
+func meanStd(v []float64) (mean, std float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	for _, x := range v {
+		std += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(v)))
+}
+
+// merge drops the weakest change point while one is not significant at
+// maxP (the largest p-value first) or, once all are, while the smallest
+// change is not above minMagnitude, and tests again the change points
+// after the dropped one against their neighbours. That is what Otava does
+// (its merge recomputes the points at the dropped one's place and the
+// next, not the one before), and this follows it so that the two agree.
+// Comparisons with NaN are false, as in Python's max and min.
+func merge(cps []Change, series []float64, maxP, minMagnitude float64) []Change {
+	for len(cps) > 0 {
+		weakest := 0
+		for k, c := range cps {
+			if c.P > cps[weakest].P {
+				weakest = k
+			}
+		}
+		if cps[weakest].P < maxP {
+			weakest = 0
+			for k, c := range cps {
+				if c.magnitude() < cps[weakest].magnitude() {
+					weakest = k
+				}
+			}
+			if cps[weakest].magnitude() > minMagnitude {
+				return cps
+			}
+		}
+		cps = slices.Delete(cps, weakest, weakest+1)
+		idx := make([]int, len(cps))
+		for k, c := range cps {
+			idx[k] = c.Index
+		}
+		for _, k := range []int{weakest, weakest + 1} {
+			if k < len(cps) {
+				cps[k] = test(series, around(idx, k, len(series)))
+			}
+		}
+	}
+	return cps
+}

@@ -1,0 +1,133 @@
+package changepoint
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// levels is a series of the given levels, each n points long, with
+// normal noise of sd, drawn from seed.
+func levels(seed uint64, n int, sd float64, means ...float64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var out []float64
+	for _, m := range means {
+		for range n {
+			out = append(out, m+sd*rng.NormFloat64())
+		}
+	}
+	return out
+}
+
+func indexes(cs []Change) []int {
+	var out []int
+	for _, c := range cs {
+		out = append(out, c.Index)
+	}
+	return out
+}
+
+func TestFind(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		series []float64
+		want   []int
+	}{
+		{"a step up of 10% in noise of 1%", levels(1, 40, 1, 100, 110), []int{40}},
+		{"down and back up", levels(2, 30, 1, 100, 80, 100), []int{30, 60}},
+		{"a 3% slowdown among 2% noise over 100 points", levels(3, 50, 2, 100, 103), []int{50}},
+		{"a long history, changes in several windows", levels(4, 45, 1, 100, 95, 105, 105, 90), []int{45, 90, 180}},
+		{"A/A: one level, 100 points", levels(5, 100, 2, 100), nil},
+		{"constant", []float64{5, 5, 5, 5, 5, 5, 5, 5}, nil},
+		{"one point", []float64{1}, nil},
+		{"empty", nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := Find(c.series, Defaults)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A change is found where it is or a point beside it (noise can
+			// make the boundary's point look like either level).
+			near := len(got) == len(c.want)
+			for i := range c.want {
+				near = near && math.Abs(float64(got[i].Index-c.want[i])) <= 1
+			}
+			if !near {
+				t.Fatalf("change points at %v, want %v (%+v)", indexes(got), c.want, got)
+			}
+			for _, ch := range got {
+				if !(ch.P < Defaults.MaxP) {
+					t.Errorf("change at %d kept with p=%g", ch.Index, ch.P)
+				}
+			}
+		})
+	}
+}
+
+// TestChangeFigures: a change's levels, spread and relative change are
+// those of the points on each side of it.
+func TestChangeFigures(t *testing.T) {
+	s := []float64{10, 11, 10, 9, 10, 11, 10, 9, 14, 15, 14, 13, 14, 15, 14, 13}
+	got, err := Find(s, Options{Window: 16, MaxP: 0.01})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("%+v %v", got, err)
+	}
+	c := got[0]
+	if c.Index != 8 || c.MeanBefore != 10 || c.MeanAfter != 14 || math.Abs(c.Relative()-0.4) > 1e-12 {
+		t.Errorf("%+v, want at 8 from 10 to 14, +40%%", c)
+	}
+	// Population standard deviations, as Otava's: sqrt(4/8).
+	if sd := math.Sqrt(0.5); math.Abs(c.StdBefore-sd) > 1e-12 || math.Abs(c.StdAfter-sd) > 1e-12 {
+		t.Errorf("std %g and %g, want %g", c.StdBefore, c.StdAfter, sd)
+	}
+	// Student's t with 14 degrees of freedom, pooled from the population
+	// variances as Otava passes them: t = 4/sqrt(0.5*(1/8+1/8)) = 11.3.
+	if !(c.P > 1e-8 && c.P < 1e-7) {
+		t.Errorf("p %g, want about 2e-8 (t = 11.3, 14 degrees of freedom)", c.P)
+	}
+}
+
+// TestDeterministic: the same series, the same answer.
+func TestDeterministic(t *testing.T) {
+	s := levels(9, 60, 3, 100, 104, 98)
+	a, _ := Find(s, Defaults)
+	for range 5 {
+		if b, _ := Find(slices.Clone(s), Defaults); !slices.Equal(indexes(a), indexes(b)) {
+			t.Fatalf("%v then %v", indexes(a), indexes(b))
+		}
+	}
+}
+
+// TestMinMagnitude drops a significant change smaller than it.
+func TestMinMagnitude(t *testing.T) {
+	s := levels(3, 50, 0.1, 100, 101)
+	if got, _ := Find(s, Defaults); len(got) != 1 {
+		t.Fatalf("a 1%% step in 0.1%% noise: %v", indexes(got))
+	}
+	o := Defaults
+	o.MinMagnitude = 0.02
+	if got, _ := Find(s, o); len(got) != 0 {
+		t.Errorf("a 1%% step with a minimum of 2%%: %v", indexes(got))
+	}
+}
+
+func TestCheck(t *testing.T) {
+	for _, o := range []Options{{Window: 1, MaxP: 0.01}, {Window: 10, MaxP: 0}, {Window: 10, MaxP: 1}, {Window: 10, MaxP: math.NaN()}, {Window: 10, MaxP: 0.01, MinMagnitude: -1}} {
+		if _, err := Find([]float64{1, 2}, o); err == nil {
+			t.Errorf("%+v: want an error", o)
+		}
+	}
+}
+
+// BenchmarkFind is a year of weekly results twice over, 104 points with
+// two changes, at Otava's defaults.
+func BenchmarkFind(b *testing.B) {
+	s := levels(11, 35, 2, 100, 90, 100)[:104]
+	for b.Loop() {
+		if _, err := Find(s, Defaults); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -593,3 +593,25 @@ func mixedPhases(sides []Side) map[string]bool {
 	}
 	return out
 }
+
+// RunValues is a run's value of every compared metric of every operation
+// and phase group, as compare reads them, in the order the run has them:
+// what bench history lines up over runs.
+func RunValues(rec *record.Record) (map[Key]float64, []Key) {
+	vals, order := values(rec, map[Key]bool{})
+	out := make(map[Key]float64, len(vals))
+	for k, s := range vals {
+		out[k] = s.v
+	}
+	return out, order
+}
+
+// MetricNamed is the compared metric of that name.
+func MetricNamed(name string) (Metric, bool) {
+	for _, m := range Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tsbench/tsbench/changepoint"
+	"github.com/tsbench/tsbench/history"
+	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/report"
+)
+
+func newHistory(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		results, format string
+		metrics         []string
+		o               = changepoint.Defaults
+		newest          int
+		above           float64
+	)
+	cmd := &cobra.Command{
+		Use:   "history LABEL|PATTERN...",
+		Short: "Results over time and where they changed: change points of every metric over the runs of labels",
+		Long: `Line up the saved runs of labels in time (a pattern such as 'master-*' names
+several) and find where each metric changed level. A label is a point (the
+median of its runs); labels come in the order their first runs started.
+For each metric, operation and phase group, the change points: between which
+two labels, the levels before and after, the change and its p-value, and
+whether it is worse or better. The method is Apache Otava's (E-divisive means
+over windows of --window points, each change kept at p < --max-p by
+Student's t-test between the neighbouring levels, then the weak ones
+merged away); the same runs give the same change points.
+
+--fail-on-change N exits 1 when a change point among the newest N points
+makes a metric worse by more than --fail-above percent: a cron job on master.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := report.TableFormats.Parse(format)
+			if err != nil {
+				return usageError(err)
+			}
+			if err := o.Check(); err != nil {
+				return usageError(fmt.Errorf("--window, --max-p or --min-magnitude: %w", err))
+			}
+			if newest < 0 || !(above >= 0) {
+				return usageError(fmt.Errorf("--fail-on-change %d --fail-above %g: a number of points and a percentage, 0 or more", newest, above))
+			}
+			if _, err := os.Stat(results); err != nil {
+				return usageError(fmt.Errorf("--results %s: %w (runs save their records in RESULTS_DIR, ./results unless set)", results, errors.Unwrap(err)))
+			}
+			for _, a := range args {
+				if _, err := path.Match(a, ""); err != nil {
+					return usageError(fmt.Errorf("label pattern %q: %w", a, err))
+				}
+			}
+			recs, damaged := record.Store{Dir: results}.List()
+			warnDamaged(stderr, damaged)
+			var runs []*record.Record
+			for _, r := range recs {
+				for _, a := range args {
+					if ok, _ := path.Match(a, r.Label); ok || r.ID == a {
+						runs = append(runs, r)
+						break
+					}
+				}
+			}
+			if len(runs) == 0 {
+				return usageError(fmt.Errorf("no saved run in %s has a label %s (bench list shows them)", results, strings.Join(args, " or ")))
+			}
+			h, err := history.Build(runs, metrics, o)
+			if err != nil {
+				return usageError(fmt.Errorf("--metric: %w", err))
+			}
+			if f == report.JSON {
+				err = report.WriteJSON(stdout, h)
+			} else {
+				err = report.WriteTables(stdout, f, report.HistoryTables(h, strings.Join(args, " ")))
+			}
+			if err != nil {
+				return failedError(err)
+			}
+			if newest == 0 {
+				return nil
+			}
+			if regs := h.Regressions(newest, above); len(regs) > 0 {
+				return &exitError{exitRegressed, fmt.Errorf("change points among the newest %d points, worse by more than %g%%:\n%s", newest, above, strings.Join(regs, "\n"))}
+			}
+			fmt.Fprintf(stderr, "no change point among the newest %d points is worse by more than %g%%\n", newest, above)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&results, "results", resultsDir(), resultsHelp)
+	formatFlag(cmd, &format, report.TableFormats, "output format")
+	fl.StringArrayVar(&metrics, "metric", history.DefaultMetrics, "a metric to follow, as compare names it (repeatable)")
+	fl.IntVar(&o.Window, "window", o.Window, "points one E-divisive pass looks at")
+	fl.Float64Var(&o.MaxP, "max-p", o.MaxP, "the p-value a change point must be below")
+	fl.Float64Var(&o.MinMagnitude, "min-magnitude", o.MinMagnitude, "the relative change a change point must exceed (0.05 is 5%)")
+	fl.IntVar(&newest, "fail-on-change", 0, "exit 1 when a change point among the newest N points is a regression beyond --fail-above (off unless given)")
+	fl.Float64Var(&above, "fail-above", 0, "with --fail-on-change: the percentage a regression must exceed")
+	return cmd
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestHistoryFindsTheWeek: 24 weekly runs of the Null delay target, one
+// operation 60% slower from week 17 on, through the binary: bench history
+// finds the change between weeks 16 and 17 on that operation, worse, and
+// --fail-on-change fails on it; an A/A history of 24 weeks has no change
+// beyond 20% and passes.
+func TestHistoryFindsTheWeek(t *testing.T) {
+	dir := t.TempDir()
+	for w := 1; w <= 24; w++ {
+		var extra []string
+		if w >= 17 {
+			extra = []string{"--set", "NULL_SLOWDOWN_PCT=60"}
+		}
+		delayRuns(t, dir, fmt.Sprintf("master-w%02d", w), "1", extra...)
+		delayRuns(t, dir, fmt.Sprintf("aa-w%02d", w), "1")
+	}
+	r := bench(t, "history", "master-*", "--results", dir, "--metric", "mean latency", "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("history: exit %d\n%s", r.code, r.stderr)
+	}
+	var h struct {
+		Labels []string
+		Series []struct {
+			Key     struct{ Metric, Phase, Op string }
+			Points  []struct{ Label string }
+			Changes []struct {
+				Before, After, Verdict string
+				MeanBefore, MeanAfter  float64
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &h); err != nil {
+		t.Fatalf("history's JSON: %v\n%s", err, r.stdout)
+	}
+	if len(h.Labels) != 24 || h.Labels[0] != "master-w01" || h.Labels[23] != "master-w24" {
+		t.Fatalf("labels %v, want the 24 weeks in order", h.Labels)
+	}
+	found := false
+	for _, s := range h.Series {
+		for _, c := range s.Changes {
+			t.Logf("%s of %s: %s → %s, %.2f → %.2f ms, %s", s.Key.Metric, s.Key.Op, c.Before, c.After, c.MeanBefore, c.MeanAfter, c.Verdict)
+			if s.Key.Op == "PRECISE_POINT" && c.Before == "master-w16" && c.After == "master-w17" && c.Verdict == "worse" && c.MeanAfter > 1.4*c.MeanBefore {
+				found = true
+			} else if c.MeanAfter > 1.2*c.MeanBefore || c.MeanAfter < 0.8*c.MeanBefore {
+				t.Errorf("a change of more than 20%% where there is none: %s of %s at %s", s.Key.Metric, s.Key.Op, c.After)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no change point of PRECISE_POINT between master-w16 and master-w17:\n%s", r.stdout)
+	}
+	r = bench(t, "history", "master-*", "--results", dir, "--fail-on-change", "10", "--fail-above", "20")
+	if r.code != 1 || !strings.Contains(r.stderr, "PRECISE_POINT") || !strings.Contains(r.stderr, "from master-w17 on") {
+		t.Errorf("--fail-on-change 10: exit %d, want 1 naming PRECISE_POINT from master-w17:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "Change points") || !strings.Contains(r.stdout, "master-w17") {
+		t.Errorf("the text form has no change point table naming master-w17:\n%s", r.stdout)
+	}
+	r = bench(t, "history", "aa-*", "--results", dir, "--fail-on-change", "24", "--fail-above", "20")
+	if r.code != 0 || !strings.Contains(r.stderr, "no change point among the newest 24 points is worse by more than 20%") {
+		t.Errorf("A/A history: exit %d, want 0:\n%s\n%s", r.code, r.stderr, r.stdout)
+	}
+	for _, bad := range [][]string{{"history", "nobody-*", "--results", dir}, {"history", "master-*", "--results", dir, "--metric", "speed"}, {"history", "master-*", "--results", dir, "--window", "1"}, {"history", "[", "--results", dir}} {
+		if r := bench(t, bad...); r.code != 2 || r.stderr == "" {
+			t.Errorf("%v: exit %d, want 2 with a reason: %q", bad, r.code, r.stderr)
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package history
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsbench/tsbench/changepoint"
+	"github.com/tsbench/tsbench/internal/recordtest"
+	"github.com/tsbench/tsbench/record"
+)
+
+// weeks are two runs a week for n weeks, Q1 at 5 ms and from week slow on
+// at 6.5 ms, started in reverse order so that the order comes from the
+// start times, not the list.
+func weeks(n, slow int) []*record.Record {
+	var out []*record.Record
+	t0 := time.Date(2026, 9, 1, 3, 0, 0, 0, time.UTC)
+	for w := n; w >= 1; w-- {
+		mean := 5.0
+		if w >= slow {
+			mean = 6.5
+		}
+		for i := range 2 {
+			r := recordtest.Synthetic(fmt.Sprintf("master-w%02d", w), uint64(w*10+i), map[string]float64{"Q1": mean}, []string{"Q1"})
+			r.StartedAt = t0.Add(time.Duration(w)*7*24*time.Hour + time.Duration(i)*time.Hour)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestBuild(t *testing.T) {
+	h, err := Build(weeks(20, 14), []string{"mean latency"}, changepoint.Defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Labels) != 20 || h.Labels[0] != "master-w01" || h.Runs != 40 || len(h.Series) != 1 {
+		t.Fatalf("labels %v, %d runs, %d series", h.Labels, h.Runs, len(h.Series))
+	}
+	s := h.Series[0]
+	if p := s.Points[0]; p.Runs != 2 || p.Value < 4.8 || p.Value > 5.2 || len(p.RunsValues) != 2 {
+		t.Errorf("a week's point %+v: want the median of its two runs, about 5 ms", p)
+	}
+	if len(s.Changes) != 1 || s.Changes[0].Before != "master-w13" || s.Changes[0].After != "master-w14" || s.Changes[0].Verdict != "worse" {
+		t.Fatalf("changes %+v, want one, worse, between weeks 13 and 14", s.Changes)
+	}
+	// Week 14 is the 7th newest of 20.
+	if r := h.Regressions(7, 20); len(r) != 1 || !strings.Contains(r[0], "worse from master-w14 on (+3") {
+		t.Errorf("regressions among the newest 7 beyond 20%%: %q", r)
+	}
+	if r := h.Regressions(6, 20); len(r) != 0 {
+		t.Errorf("the change is not among the newest 6: %q", r)
+	}
+	if r := h.Regressions(7, 40); len(r) != 0 {
+		t.Errorf("a 30%% change is not beyond 40%%: %q", r)
+	}
+	if _, err := Build(weeks(3, 2), []string{"speed"}, changepoint.Defaults); err == nil || !strings.Contains(err.Error(), `no metric "speed"`) {
+		t.Errorf("an unknown metric: %v", err)
+	}
+}

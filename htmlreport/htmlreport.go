@@ -19,6 +19,7 @@ import (
 
 	"github.com/tsbench/tsbench/charts"
 	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/history"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 )
@@ -96,6 +97,13 @@ func Comparison(w io.Writer, tool string, cmp *compare.Comparison, tables []repo
 		Tables:    tables,
 	}
 	return write(w, d, charts.ForComparison(cmp))
+}
+
+// History writes a history: its tables and a trend chart for each series
+// that changed level.
+func History(w io.Writer, tool string, h *history.History, title string, tables []report.Table) error {
+	d := pageData{Title: "tsbench history: " + title, Generated: generated(tool), Tables: tables}
+	return write(w, d, charts.ForHistory(h))
 }
 
 // write draws the charts into the page and writes it.

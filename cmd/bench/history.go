@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,13 +13,19 @@ import (
 
 	"github.com/tsbench/tsbench/changepoint"
 	"github.com/tsbench/tsbench/history"
+	"github.com/tsbench/tsbench/htmlreport"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 )
 
+// historyFormats are the tables' formats and the HTML page with a trend
+// chart of every series that changed.
+var historyFormats = report.TableFormats.With("bench history", report.HTML)
+
 func newHistory(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		results, format string
+		output          string
 		metrics         []string
 		o               = changepoint.Defaults
 		newest          int
@@ -41,7 +48,7 @@ merged away); the same runs give the same change points.
 makes a metric worse by more than --fail-above percent: a cron job on master.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := report.TableFormats.Parse(format)
+			f, err := historyFormats.Parse(format)
 			if err != nil {
 				return usageError(err)
 			}
@@ -77,13 +84,21 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 			if err != nil {
 				return usageError(fmt.Errorf("--metric: %w", err))
 			}
-			if f == report.JSON {
-				err = report.WriteJSON(stdout, h)
-			} else {
-				err = report.WriteTables(stdout, f, report.HistoryTables(h, strings.Join(args, " ")))
+			title := strings.Join(args, " ")
+			var buf bytes.Buffer
+			switch f {
+			case report.JSON:
+				err = report.WriteJSON(&buf, h)
+			case report.HTML:
+				err = htmlreport.History(&buf, toolVersion(), h, title, report.HistoryTables(h, title))
+			default:
+				err = report.WriteTables(&buf, f, report.HistoryTables(h, title))
 			}
 			if err != nil {
 				return failedError(err)
+			}
+			if err := writeHTML(stdout, stderr, output, buf.Bytes()); err != nil {
+				return err
 			}
 			if newest == 0 {
 				return nil
@@ -97,7 +112,8 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&results, "results", resultsDir(), resultsHelp)
-	formatFlag(cmd, &format, report.TableFormats, "output format")
+	formatFlag(cmd, &format, historyFormats, "output format")
+	fl.StringVarP(&output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	fl.StringArrayVar(&metrics, "metric", history.DefaultMetrics, "a metric to follow, as compare names it (repeatable)")
 	fl.IntVar(&o.Window, "window", o.Window, "points one E-divisive pass looks at")
 	fl.Float64Var(&o.MaxP, "max-p", o.MaxP, "the p-value a change point must be below")

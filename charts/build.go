@@ -192,7 +192,7 @@ func serverSeriesChart(sides []side, f serverFigure) (Chart, bool) {
 					}
 					// A process keeps its line across phases: the name
 					// without the pid, which a restart changes.
-					key := processKind(src.Name)
+					key := telemetry.Kind(src.Name)
 					ser, ok := lines[key]
 					if !ok {
 						ser = &Series{Name: s.label, Colour: si, Run: ri + 1}
@@ -209,20 +209,6 @@ func serverSeriesChart(sides []side, f serverFigure) (Chart, bool) {
 	}
 	c.Marks = phaseMarks(sides)
 	return c, len(c.Series) > 0
-}
-
-// processKind is a process source's name without its pid: "process 123
-// (java, port 6667)" is "process (java, port 6667)".
-func processKind(name string) string {
-	i := strings.Index(name, "process ")
-	if i < 0 {
-		return name
-	}
-	rest := name[i+len("process "):]
-	if j := strings.IndexByte(rest, ' '); j >= 0 {
-		rest = rest[j:]
-	}
-	return name[:i] + "process" + rest
 }
 
 // sourcePoints are a source's values of the figure at each sample, at

@@ -2,19 +2,11 @@ package compare
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/telemetry"
 )
-
-// processPID is the pid in a process source's name ("process 5643 (java,
-// port 6667)"): another run's server has another pid, and is the same
-// source for a comparison.
-var processPID = regexp.MustCompile(`^process \d+ \(`)
-
-// sourceName is a telemetry source's name as runs share it.
-func sourceName(name string) string { return processPID.ReplaceAllString(name, "process (") }
 
 // telemetryKey names a figure of a source over a phase group.
 type telemetryKey struct{ group, source, figure string }
@@ -40,7 +32,7 @@ func runTelemetry(rec *record.Record) (map[telemetryKey]telemetryValue, []teleme
 				if len(se.Values) == 0 {
 					continue
 				}
-				k := telemetryKey{p.Group(), sourceName(src.Name), se.Name}
+				k := telemetryKey{p.Group(), telemetry.Kind(src.Name), se.Name}
 				v, seen := out[k]
 				if !seen {
 					order = append(order, k)

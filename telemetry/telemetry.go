@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -39,6 +40,22 @@ type Series struct {
 	// draws over time (flushes, compactions, heap, file sizes).
 	Chart  bool      `json:"chart,omitempty"`
 	Values []float64 `json:"values"`
+}
+
+// Kind is a source's name without what another run of the same server
+// changes, a process's pid: "process 123 (java, port 6667)" is "process
+// (java, port 6667)", and a merged record's "instance 2: process 123 (…)"
+// keeps its instance. The compare tables and the charts match sources by it.
+func Kind(name string) string {
+	i := strings.Index(name, "process ")
+	if i < 0 {
+		return name
+	}
+	rest := name[i+len("process "):]
+	if j := strings.IndexByte(rest, ' '); j >= 0 {
+		rest = rest[j:]
+	}
+	return name[:i] + "process" + rest
 }
 
 // Summary is a series summed up over its phase.

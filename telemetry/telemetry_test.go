@@ -145,3 +145,17 @@ func TestSpaced(t *testing.T) {
 		}
 	}
 }
+
+func TestKind(t *testing.T) {
+	for in, want := range map[string]string{
+		"process 123 (java, port 6667)":             "process (java, port 6667)",
+		"instance 2: process 9 (bench)":             "instance 2: process (bench)",
+		"machine":                                   "machine",
+		"IoTDB DataNode 127.0.0.1:9092":             "IoTDB DataNode 127.0.0.1:9092",
+		"disk vda (/root/.cache/tsbench/iotdb-run)": "disk vda (/root/.cache/tsbench/iotdb-run)",
+	} {
+		if got := Kind(in); got != want {
+			t.Errorf("Kind(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -182,8 +182,8 @@ func newList(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
-			if _, err := os.Stat(results); err != nil {
-				return usageError(fmt.Errorf("--results %s: %w (runs save their records in RESULTS_DIR, ./results unless set)", results, errors.Unwrap(err)))
+			if err := resultsExist(results); err != nil {
+				return err
 			}
 			recs, damaged := record.Store{Dir: results}.List()
 			warnDamaged(stderr, damaged)
@@ -222,4 +222,13 @@ func wrap(text string, width int) string {
 		line += n
 	}
 	return b.String()
+}
+
+// resultsExist refuses a --results folder that is not there, saying where
+// runs save their records.
+func resultsExist(results string) error {
+	if _, err := os.Stat(results); err != nil {
+		return usageError(fmt.Errorf("--results %s: %w (runs save their records in RESULTS_DIR, ./results unless set)", results, errors.Unwrap(err)))
+	}
+	return nil
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"strings"
 
@@ -58,8 +56,8 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 			if newest < 0 || !(above >= 0) {
 				return usageError(fmt.Errorf("--fail-on-change %d --fail-above %g: a number of points and a percentage, 0 or more", newest, above))
 			}
-			if _, err := os.Stat(results); err != nil {
-				return usageError(fmt.Errorf("--results %s: %w (runs save their records in RESULTS_DIR, ./results unless set)", results, errors.Unwrap(err)))
+			if err := resultsExist(results); err != nil {
+				return err
 			}
 			for _, a := range args {
 				if _, err := path.Match(a, ""); err != nil {

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/tsbench/tsbench/internal/adaptertest"
-	"github.com/tsbench/tsbench/record"
 )
 
 // TestFootprintThroughTheBinary: a run on Elasticsearch and on OpenSearch
@@ -26,20 +25,9 @@ func TestFootprintThroughTheBinary(t *testing.T) {
 	for _, c := range bothServers {
 		t.Run(c.name, func(t *testing.T) {
 			host, port := server(t, c.env, c.script)
-			dir := t.TempDir()
-			bin := adaptertest.Binary(t, dir)
-			results := filepath.Join(dir, "results")
+			bin := adaptertest.Binary(t, t.TempDir())
 			db := "tsbench_footprint"
-			out, code := adaptertest.RunBench(bin, ".", nil, "-c", c.config, "--set", "HOST="+host, "--set", "PORT="+port,
-				"--set", "DB_NAME="+db, "--set", "RESULTS_DIR="+results, "--set", "GROUP_NUMBER=2", "--set", "DEVICE_NUMBER=10", "--set", "LOOP=40")
-			if code != 0 {
-				t.Fatalf("bench exit %d:\n%s", code, out)
-			}
-			recs, damaged := record.Store{Dir: results}.List()
-			if len(damaged) > 0 || len(recs) != 1 {
-				t.Fatalf("%d records: %v", len(recs), damaged)
-			}
-			rec := recs[0]
+			rec, out := adaptertest.RunOne(t, bin, filepath.Join(t.TempDir(), "results"), []string{"-c", c.config}, "HOST="+host, "PORT="+port, "DB_NAME="+db, "GROUP_NUMBER=2", "DEVICE_NUMBER=10", "LOOP=40")
 			f := rec.Footprint
 			if f == nil {
 				t.Fatalf("no footprint; notes %q", rec.Notes)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tsbench/tsbench/internal/adaptertest"
-	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/telemetry"
 )
 
@@ -21,20 +20,9 @@ func TestTelemetryOverTimeThroughTheBinary(t *testing.T) {
 	for _, c := range bothServers {
 		t.Run(c.name, func(t *testing.T) {
 			host, port := server(t, c.env, c.script)
-			dir := t.TempDir()
-			bin := adaptertest.Binary(t, dir)
-			results := filepath.Join(dir, "results")
-			out, code := adaptertest.RunBench(bin, ".", nil, "-c", c.config, "--set", "HOST="+host, "--set", "PORT="+port,
-				"--set", "DB_NAME=tsbench_telemetry", "--set", "RESULTS_DIR="+results, "--set", "GROUP_NUMBER=2", "--set", "DEVICE_NUMBER=10",
-				"--set", "LOOP=150", "--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "--set", "VERIFY=false", "--set", "SERVER_METRICS_INTERVAL=0.5")
-			if code != 0 {
-				t.Fatalf("bench exit %d:\n%s", code, out)
-			}
-			recs, damaged := record.Store{Dir: results}.List()
-			if len(damaged) > 0 || len(recs) != 1 {
-				t.Fatalf("%d records: %v", len(recs), damaged)
-			}
-			rec := recs[0]
+			bin := adaptertest.Binary(t, t.TempDir())
+			rec, _ := adaptertest.RunOne(t, bin, filepath.Join(t.TempDir(), "results"), []string{"-c", c.config}, "HOST="+host, "PORT="+port, "DB_NAME=tsbench_telemetry", "GROUP_NUMBER=2", "DEVICE_NUMBER=10",
+				"LOOP=150", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "VERIFY=false", "SERVER_METRICS_INTERVAL=0.5")
 			ph := rec.Phases[0]
 			var docs int64
 			for _, op := range ph.Operations {

@@ -199,22 +199,9 @@ func TestServerMetricsThroughTheBinary(t *testing.T) {
 	bin := adaptertest.Binary(t, dir)
 	run := func(results string, sets ...string) (*record.Record, string) {
 		// Bounded: 8 s of ingest at most (TEST_MAX_TIME), 20 M points at most.
-		args := []string{"-c", "../../examples/iotdb.properties", "--set", "HOST=" + host, "--set", "PORT=" + port,
-			"--set", "DB_NAME=tsbench_metrics", "--set", "RESULTS_DIR=" + results, "--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0",
-			"--set", "DEVICE_NUMBER=20", "--set", "GROUP_NUMBER=2", "--set", "LOOP=1000", "--set", "TEST_MAX_TIME=8000", "--set", "INIT_WAIT_TIME=0",
-			"--set", "VERIFY=false", "--set", "SERVER_METRICS_INTERVAL=0.5", "--set", "IOTDB_METRICS_INTERVAL=1"}
-		for _, s := range sets {
-			args = append(args, "--set", s)
-		}
-		out, code := adaptertest.RunBench(bin, ".", nil, args...)
-		if code != 0 {
-			t.Fatalf("bench exit %d:\n%s", code, out)
-		}
-		recs, damaged := record.Store{Dir: results}.List()
-		if len(damaged) > 0 || len(recs) != 1 {
-			t.Fatalf("%d records: %v", len(recs), damaged)
-		}
-		return recs[0], out
+		return adaptertest.RunOne(t, bin, results, []string{"-c", "../../examples/iotdb.properties"}, append([]string{"HOST=" + host, "PORT=" + port,
+			"DB_NAME=tsbench_metrics", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "DEVICE_NUMBER=20", "GROUP_NUMBER=2", "LOOP=1000",
+			"TEST_MAX_TIME=8000", "INIT_WAIT_TIME=0", "VERIFY=false", "SERVER_METRICS_INTERVAL=0.5", "IOTDB_METRICS_INTERVAL=1"}, sets...)...)
 	}
 	rec, out := run(filepath.Join(dir, "results"))
 	onDisk := tsfileBytes(t, stateFolder(), "root.tsbench_metrics")

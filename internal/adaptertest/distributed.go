@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -95,6 +96,27 @@ func (d Distributed) Run(t testing.TB, label string) ([]*record.Record, *record.
 // output and exit status.
 func (d Distributed) bench(env []string, args ...string) (string, int) {
 	return RunBench(d.Bin, d.Dir, env, args...)
+}
+
+// RunOne runs the binary once from the test's package folder with args
+// and the settings sets (KEY=VALUE, RESULTS_DIR among them), fails the test
+// unless it exits 0 and leaves exactly one record in results, and returns
+// that record and the run's output.
+func RunOne(t testing.TB, bin, results string, args []string, sets ...string) (*record.Record, string) {
+	t.Helper()
+	args = append(slices.Clone(args), "--set", "RESULTS_DIR="+results)
+	for _, s := range sets {
+		args = append(args, "--set", s)
+	}
+	out, code := RunBench(bin, ".", nil, args...)
+	if code != 0 {
+		t.Fatalf("bench exit %d:\n%s", code, out)
+	}
+	recs, damaged := record.Store{Dir: results}.List()
+	if len(damaged) > 0 || len(recs) != 1 {
+		t.Fatalf("%d records in %s: %v", len(recs), results, damaged)
+	}
+	return recs[0], out
 }
 
 // RunBench runs bin in dir with extra environment to its end: its combined

@@ -8,14 +8,13 @@ import (
 
 	"github.com/tsbench/tsbench/changepoint"
 	"github.com/tsbench/tsbench/internal/recordtest"
-	"github.com/tsbench/tsbench/record"
 )
 
 // weeks are two runs a week for n weeks, Q1 at 5 ms and from week slow on
 // at 6.5 ms, started in reverse order so that the order comes from the
 // start times, not the list.
-func weeks(n, slow int) []*record.Record {
-	var out []*record.Record
+func weeks(n, slow int) []Run {
+	var out []Run
 	t0 := time.Date(2026, 9, 1, 3, 0, 0, 0, time.UTC)
 	for w := n; w >= 1; w-- {
 		mean := 5.0
@@ -25,7 +24,7 @@ func weeks(n, slow int) []*record.Record {
 		for i := range 2 {
 			r := recordtest.Synthetic(fmt.Sprintf("master-w%02d", w), uint64(w*10+i), map[string]float64{"Q1": mean}, []string{"Q1"})
 			r.StartedAt = t0.Add(time.Duration(w)*7*24*time.Hour + time.Duration(i)*time.Hour)
-			out = append(out, r)
+			out = append(out, RunOf(r))
 		}
 	}
 	return out
@@ -58,5 +57,31 @@ func TestBuild(t *testing.T) {
 	}
 	if _, err := Build(weeks(3, 2), []string{"speed"}, changepoint.Defaults); err == nil || !strings.Contains(err.Error(), `no metric "speed"`) {
 		t.Errorf("an unknown metric: %v", err)
+	}
+}
+
+// An order given places the labels (by label, by the commit after the
+// last '-', by a full commit that short one starts); labels it does not
+// place are left out and named.
+func TestBuildOrdered(t *testing.T) {
+	runs := weeks(6, 99) // master-w01 … master-w06, started in that order
+	order := []string{"master-w03", "w01", "w06", "w02"}
+	h, err := BuildOrdered(runs, []string{"mean latency"}, changepoint.Defaults, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(h.Labels, " "); got != "master-w03 master-w01 master-w06 master-w02" {
+		t.Errorf("labels %s", got)
+	}
+	if got := strings.Join(h.Unplaced, " "); got != "master-w05 master-w04" && got != "master-w04 master-w05" {
+		t.Errorf("unplaced %s", got)
+	}
+	if h.Runs != 8 {
+		t.Errorf("%d runs, want the 8 of the 4 placed labels", h.Runs)
+	}
+	for label, want := range map[string]int{"master-a2b704d": 1, "pr-a2b704d": 1, "master-a2b704": -1, "x": 2, "master-9f": -1} {
+		if got := Place([]string{"ffffffff", "a2b704d3f00d", "x"}, label); got != want {
+			t.Errorf("Place(%q) = %d, want %d", label, got, want)
+		}
 	}
 }

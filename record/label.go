@@ -15,7 +15,7 @@ const MaxLabel = 100
 // control character (it would break the list's table or read as a path),
 // or one that is a saved run's id or the start of one (it would shadow that
 // run). An empty label is no label.
-func CheckLabel(label string, saved []*Record) error {
+func CheckLabel(label string, saved []Ref) error {
 	valid := fmt.Sprintf("up to %d characters, no / or \\ or control character, not a run id or its start", MaxLabel)
 	bad := func(why string) error { return fmt.Errorf("--label=%q %s (valid: %s)", label, why, valid) }
 	switch {

@@ -174,46 +174,58 @@ func (s Store) ResolveAll(refs []string) ([]Found, error) {
 
 // resolveIn is Resolve of one argument among the folder's records.
 func (s Store) resolveIn(all []*Record, damaged []error, ref string) (Found, error) {
-	f := Found{Damaged: damaged}
-	var exact *Record
-	var byLabel, byPrefix []*Record
-	for _, r := range all {
+	named, note, err := ResolveRef(Refs(all), damaged, s.Dir, ref)
+	f := Found{Damaged: damaged, Note: note}
+	for _, i := range named {
+		f.Runs = append(f.Runs, all[i])
+	}
+	return f, err
+}
+
+// Ref is what naming a run by an argument reads of it: its id and label.
+type Ref struct{ ID, Label string }
+
+// ResolveRef is Resolve's rule over the runs of the folder dir, given by
+// their id and label (oldest first): the indexes of the runs ref names, a
+// note when it could have named others, or why it names none. Damaged are
+// the folder's files that are not readable records.
+func ResolveRef(all []Ref, damaged []error, dir, ref string) (named []int, note string, err error) {
+	exact := -1
+	var byLabel, byPrefix []int
+	for i, r := range all {
 		switch {
 		case r.ID == ref:
-			exact = r
+			exact = i
 		case strings.HasPrefix(r.ID, ref):
-			byPrefix = append(byPrefix, r)
+			byPrefix = append(byPrefix, i)
 		}
 		if r.Label == ref {
-			byLabel = append(byLabel, r)
+			byLabel = append(byLabel, i)
 		}
 	}
 	switch {
-	case exact != nil:
-		f.Runs = []*Record{exact}
+	case exact >= 0:
 		if n := len(byLabel); n > 0 && (n > 1 || byLabel[0] != exact) {
-			f.Note = fmt.Sprintf("%q is the id of run %s and the label of %d runs: it names the run with that id", ref, exact.ID, n)
+			note = fmt.Sprintf("%q is the id of run %s and the label of %d runs: it names the run with that id", ref, all[exact].ID, n)
 		}
-		return f, nil
+		return []int{exact}, note, nil
 	case len(byLabel) > 0:
-		f.Runs = byLabel
 		if len(byPrefix) > 0 {
-			f.Note = fmt.Sprintf("%q is a label and the start of %d run ids: it names the %d runs labelled so", ref, len(byPrefix), len(byLabel))
+			note = fmt.Sprintf("%q is a label and the start of %d run ids: it names the %d runs labelled so", ref, len(byPrefix), len(byLabel))
 		}
-		return f, nil
+		return byLabel, note, nil
 	case len(byPrefix) == 1:
-		f.Runs = byPrefix
-		return f, nil
+		return byPrefix, "", nil
 	case len(byPrefix) > 1:
-		return f, fmt.Errorf("%q matches %d run ids; give more of the id", ref, len(byPrefix))
+		return nil, "", fmt.Errorf("%q matches %d run ids; give more of the id", ref, len(byPrefix))
 	}
 	for _, d := range damaged {
 		var bad *DamagedError
 		if errors.As(d, &bad) && strings.HasPrefix(strings.TrimSuffix(filepath.Base(bad.Path), ".json"), ref) {
-			return f, fmt.Errorf("the record of run %q cannot be read: %w", ref, d)
+			return nil, "", fmt.Errorf("the record of run %q cannot be read: %w", ref, d)
 		}
 	}
-	return f, fmt.Errorf("no run with id or label %q in %s (bench list shows the runs there)", ref, s.Dir)
+	return nil, "", fmt.Errorf("no run with id or label %q in %s (bench list shows the runs there)", ref, dir)
 }
 
 // DamagedError is a file of the results folder that is not a readable
@@ -236,4 +248,13 @@ func (p *Phase) Operation(name string) *metrics.Snapshot {
 		}
 	}
 	return nil
+}
+
+// Refs are the id and label of each record.
+func Refs(recs []*Record) []Ref {
+	out := make([]Ref, len(recs))
+	for i, r := range recs {
+		out[i] = Ref{ID: r.ID, Label: r.Label}
+	}
+	return out
 }

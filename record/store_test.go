@@ -109,7 +109,7 @@ func TestIDsBeforeLabels(t *testing.T) {
 }
 
 func TestCheckLabel(t *testing.T) {
-	saved := []*record.Record{{ID: "20261130T090000Z-aaaaaa"}}
+	saved := []record.Ref{{ID: "20261130T090000Z-aaaaaa"}}
 	for label, want := range map[string]string{
 		"master-a2b704d":          "",
 		"":                        "",

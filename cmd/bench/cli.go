@@ -21,6 +21,7 @@ import (
 	"github.com/tsbench/tsbench/adapters/iotdb"
 	"github.com/tsbench/tsbench/adapters/null"
 	"github.com/tsbench/tsbench/adapters/sqlite"
+	"github.com/tsbench/tsbench/catalog"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
@@ -313,8 +314,11 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		return usageError(err)
 	}
 	if rf.label != "" {
-		saved, _ := record.Store{Dir: c.ResultsDir}.List()
-		if err := record.CheckLabel(rf.label, saved); err != nil {
+		saved, err := catalog.Open(c.ResultsDir)
+		if err != nil {
+			return failedError(err)
+		}
+		if err := record.CheckLabel(rf.label, saved.Refs()); err != nil {
 			return usageError(err)
 		}
 	}
@@ -370,7 +374,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if rf.annotate != nil {
 		rf.annotate(rec)
 	}
-	path, saveErr := record.Store{Dir: c.ResultsDir}.Save(rec)
+	path, indexErr, saveErr := catalog.Save(record.Store{Dir: c.ResultsDir}, rec)
 	if runErr == nil {
 		if err := report.WriteRun(stdout, format, rec); err != nil {
 			return failedError(fmt.Errorf("print results: %w", err))
@@ -380,6 +384,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		return failedError(saveErr)
 	}
 	fmt.Fprintf(human, "Run record: %s\n", path)
+	warnIndex(stderr, indexErr)
 	switch {
 	case runErr != nil:
 		return failedError(runErr)

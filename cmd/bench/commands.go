@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/catalog"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
@@ -27,7 +28,7 @@ func newShow(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
-			founds, _, err := resolveRuns(stderr, record.Store{Dir: results}, args, true)
+			founds, _, err := resolveRuns(stderr, results, args, true)
 			if err != nil {
 				return err
 			}
@@ -115,13 +116,17 @@ func newVersion(stdout io.Writer) *cobra.Command {
 	}
 }
 
-// resolveRuns finds the runs each argument names, reading the results
-// folder once. The folder's damaged files are named when an argument names
+// resolveRuns finds the runs each argument names by the results folder's
+// index, reading whole only the records named. The folder's damaged files are named when an argument names
 // nothing, and otherwise with warn (compare reports them itself); a note is
 // said where an argument could have named other runs (a label that is also
 // the start of run ids).
-func resolveRuns(stderr io.Writer, store record.Store, refs []string, warn bool) ([]record.Found, []error, error) {
-	founds, err := store.ResolveAll(refs)
+func resolveRuns(stderr io.Writer, results string, refs []string, warn bool) ([]record.Found, []error, error) {
+	c, err := openResults(stderr, results)
+	if err != nil {
+		return nil, nil, err
+	}
+	founds, err := c.Resolve(refs)
 	var damaged []error
 	for _, f := range founds {
 		if f.Damaged != nil {
@@ -150,6 +155,25 @@ func runsOf(founds []record.Found) []*record.Record {
 		out = append(out, f.Runs...)
 	}
 	return out
+}
+
+// openResults reads the results folder's index (brought up to date with
+// the records), saying when it could not be written again.
+func openResults(stderr io.Writer, results string) (*catalog.Catalog, error) {
+	c, err := catalog.Open(results)
+	if err != nil {
+		return nil, failedError(err)
+	}
+	warnIndex(stderr, c.Warning)
+	return c, nil
+}
+
+// warnIndex says that the results index could not be written: the runs
+// are all there, a later reader adds what is missing.
+func warnIndex(stderr io.Writer, err error) {
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: %v\n", err)
+	}
 }
 
 // warnDamaged names the files of the results folder that are not readable

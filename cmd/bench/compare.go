@@ -15,7 +15,6 @@ import (
 	"github.com/tsbench/tsbench/charts"
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/htmlreport"
-	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 )
 
@@ -85,7 +84,7 @@ them by their ratio instead).`,
 			if err := opt.Check(failAbove, gated, untested); err != nil {
 				return usageError(err)
 			}
-			founds, damaged, err := resolveRuns(stderr, record.Store{Dir: results}, args, false)
+			founds, damaged, err := resolveRuns(stderr, results, args, false)
 			if err != nil {
 				return err
 			}
@@ -185,11 +184,14 @@ func newList(stdout, stderr io.Writer) *cobra.Command {
 			if err := resultsExist(results); err != nil {
 				return err
 			}
-			recs, damaged := record.Store{Dir: results}.List()
-			warnDamaged(stderr, damaged)
+			c, err := openResults(stderr, results)
+			if err != nil {
+				return err
+			}
+			warnDamaged(stderr, c.Damaged)
 			t := report.Table{Title: fmt.Sprintf("Runs in %s", results), Header: []string{"ID", "Started (UTC)", "Label", "DB", "Version", "Workload", "Status"}}
-			for _, r := range recs {
-				t.Rows = append(t.Rows, []string{r.ID, r.StartedAt.UTC().Format("2006-01-02 15:04:05"), r.Label, r.Target.DB, r.Target.Version, r.Fingerprint, r.Status})
+			for _, r := range c.Entries {
+				t.Rows = append(t.Rows, []string{r.ID, r.StartedAt.UTC().Format("2006-01-02 15:04:05"), r.Label, r.DB, r.Version, r.Fingerprint, r.Status})
 			}
 			if f == report.JSON {
 				return report.WriteJSON(stdout, t)

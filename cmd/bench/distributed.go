@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tsbench/tsbench/catalog"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
@@ -75,7 +76,7 @@ tsbench builds or databases, the same instance twice, and missing instances
 				return usageError(err)
 			}
 			store := record.Store{Dir: results}
-			founds, _, err := resolveRuns(stderr, store, args, true)
+			founds, _, err := resolveRuns(stderr, results, args, true)
 			if err != nil {
 				return err
 			}
@@ -88,17 +89,18 @@ tsbench builds or databases, the same instance twice, and missing instances
 				}
 			}
 			saved, _ := store.List()
-			if err := record.CheckLabel(label, saved); err != nil {
+			if err := record.CheckLabel(label, record.Refs(saved)); err != nil {
 				return usageError(err)
 			}
 			m, err := record.Merge(recs, record.MergeOptions{Label: label, Force: force, Existing: saved})
 			if err != nil {
 				return usageError(err)
 			}
-			path, err := store.Save(m)
+			path, indexErr, err := catalog.Save(store, m)
 			if err != nil {
 				return failedError(err)
 			}
+			warnIndex(stderr, indexErr)
 			if err := report.WriteRun(stdout, f, m); err != nil {
 				return failedError(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"strings"
 
@@ -12,7 +13,6 @@ import (
 	"github.com/tsbench/tsbench/changepoint"
 	"github.com/tsbench/tsbench/history"
 	"github.com/tsbench/tsbench/htmlreport"
-	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 )
 
@@ -28,6 +28,7 @@ func newHistory(stdout, stderr io.Writer) *cobra.Command {
 		o               = changepoint.Defaults
 		newest          int
 		above           float64
+		orderFile       string
 	)
 	cmd := &cobra.Command{
 		Use:   "history LABEL|PATTERN...",
@@ -41,6 +42,11 @@ whether it is worse or better. The method is Apache Otava's (E-divisive means
 over windows of --window points, each change kept at p < --max-p by
 Student's t-test between the neighbouring levels, then the weak ones
 merged away); the same runs give the same change points.
+
+--order FILE places the labels by a list instead, a line each, oldest first
+(git log --reverse --format=%h master > order.txt): a label is placed by the
+line that is the label, its part after the last '-' (master-a2b704d), or a
+commit that part starts; labels the list does not place are left out, named.
 
 --fail-on-change N exits 1 when a change point among the newest N points
 makes a metric worse by more than --fail-above percent: a cron job on master.`,
@@ -64,13 +70,20 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 					return usageError(fmt.Errorf("label pattern %q: %w", a, err))
 				}
 			}
-			recs, damaged := record.Store{Dir: results}.List()
-			warnDamaged(stderr, damaged)
-			var runs []*record.Record
-			for _, r := range recs {
+			c, err := openResults(stderr, results)
+			if err != nil {
+				return err
+			}
+			warnDamaged(stderr, c.Damaged)
+			var runs []history.Run
+			for _, e := range c.Entries {
 				for _, a := range args {
-					if ok, _ := path.Match(a, r.Label); ok || r.ID == a {
-						runs = append(runs, r)
+					if ok, _ := path.Match(a, e.Label); ok || e.ID == a {
+						vals, order, err := e.ValuesOf(metrics)
+						if err != nil {
+							return failedError(err)
+						}
+						runs = append(runs, history.Run{ID: e.ID, Label: e.Label, StartedAt: e.StartedAt, Values: vals, Order: order})
 						break
 					}
 				}
@@ -78,9 +91,21 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 			if len(runs) == 0 {
 				return usageError(fmt.Errorf("no saved run in %s has a label %s (bench list shows them)", results, strings.Join(args, " or ")))
 			}
-			h, err := history.Build(runs, metrics, o)
+			var order []string
+			if orderFile != "" {
+				if order, err = readOrder(orderFile); err != nil {
+					return usageError(err)
+				}
+			}
+			h, err := history.BuildOrdered(runs, metrics, o, order)
 			if err != nil {
 				return usageError(fmt.Errorf("--metric: %w", err))
+			}
+			if n := len(h.Unplaced); n > 0 {
+				if len(h.Labels) == 0 {
+					return usageError(fmt.Errorf("--order %s places none of the %d labels (%s)", orderFile, n, firstFew(h.Unplaced)))
+				}
+				fmt.Fprintf(stderr, "warning: --order %s does not place %d labels; their runs are left out: %s\n", orderFile, n, firstFew(h.Unplaced))
 			}
 			title := strings.Join(args, " ")
 			var buf bytes.Buffer
@@ -116,7 +141,35 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 	fl.IntVar(&o.Window, "window", o.Window, "points one E-divisive pass looks at")
 	fl.Float64Var(&o.MaxP, "max-p", o.MaxP, "the p-value a change point must be below")
 	fl.Float64Var(&o.MinMagnitude, "min-magnitude", o.MinMagnitude, "the relative change a change point must exceed (0.05 is 5%)")
+	fl.StringVar(&orderFile, "order", "", "order the labels by this list (a label or commit a line, oldest first) instead of by time")
 	fl.IntVar(&newest, "fail-on-change", 0, "exit 1 when a change point among the newest N points is a regression beyond --fail-above (off unless given)")
 	fl.Float64Var(&above, "fail-above", 0, "with --fail-on-change: the percentage a regression must exceed")
 	return cmd
+}
+
+// readOrder reads --order's list: a label or commit a line, blank lines
+// and lines starting with # skipped.
+func readOrder(file string) ([]string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--order: %w", err)
+	}
+	out := []string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--order %s lists no label or commit", file)
+	}
+	return out, nil
+}
+
+// firstFew names up to five of a list, and how many more.
+func firstFew(names []string) string {
+	if len(names) <= 5 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:5], ", "), len(names)-5)
 }

@@ -31,7 +31,7 @@ and round), and cold vs warm rounds per query class when a run has two rounds.
 server-cpu.png, server-memory.png).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			founds, _, err := resolveRuns(stderr, record.Store{Dir: results}, args, true)
+			founds, _, err := resolveRuns(stderr, results, args, true)
 			if err != nil {
 				return err
 			}

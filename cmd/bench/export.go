@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tsbench/tsbench/catalog"
+	"github.com/tsbench/tsbench/export"
+	"github.com/tsbench/tsbench/record"
+)
+
+func newExport(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	var results, to, output string
+	cmd := &cobra.Command{
+		Use:   "export RUN|LABEL|PATTERN... --to DEST",
+		Short: "Write saved runs as CSV or OpenMetrics, or into IoTDB or Elasticsearch for Grafana and Kibana",
+		Long: `Export the values of saved runs (every metric compare reads, of every
+operation in every phase), read from the results index:
+
+  --to csv            the long format: a row per run, phase, operation and metric
+  --to openmetrics    OpenMetrics text: a gauge family per metric, a sample per
+                      run, phase and operation, at the run's start
+  --to iotdb://[USER:PASSWORD@]HOST:PORT[/root.PATH]
+                      a point per run on PATH.DB.PHASE.OPERATION, a measurement
+                      per metric (default path ` + export.DefaultIoTDBPath + `, user root/root)
+  --to http[s]://[USER:PASSWORD@]HOST:PORT[/INDEX]
+                      Elasticsearch or OpenSearch: a document per run, phase and
+                      operation (default index ` + export.DefaultIndex + `)
+
+Runs are named as compare names them (id, label, start of an id) or by a label
+pattern such as 'master-*'. deploy/grafana holds a dashboard for the
+Elasticsearch store; docs/weekly-regression.md shows the layouts.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dest, err := export.ParseDest(to)
+			if err != nil {
+				return usageError(err)
+			}
+			if dest.Store() && output != "" {
+				return usageError(fmt.Errorf("-o writes a file; --to %s writes into a store", dest))
+			}
+			if err := resultsExist(results); err != nil {
+				return err
+			}
+			c, err := openResults(stderr, results)
+			if err != nil {
+				return err
+			}
+			warnDamaged(stderr, c.Damaged)
+			entries, err := selectRuns(c, args)
+			if err != nil {
+				return err
+			}
+			runs := make([]export.Run, 0, len(entries))
+			for _, e := range entries {
+				vals, order, err := e.Values()
+				if err != nil {
+					return failedError(err)
+				}
+				runs = append(runs, export.Run{ID: e.ID, Label: e.Label, StartedAt: e.StartedAt, DB: e.DB, Version: e.Version, Server: e.Server,
+					Fingerprint: e.Fingerprint, Status: e.Status, Values: vals, Order: order})
+			}
+			var buf bytes.Buffer
+			what, err := dest.Write(ctx, &buf, runs)
+			if err != nil {
+				return failedError(fmt.Errorf("export to %s: %w", dest, err))
+			}
+			if dest.Store() {
+				fmt.Fprintf(stdout, "exported %d runs to %s: %s\n", len(runs), dest, what)
+				return nil
+			}
+			return writeHTML(stdout, stderr, output, buf.Bytes())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&results, "results", resultsDir(), resultsHelp)
+	f.StringVar(&to, "to", "", "where: "+export.DestHelp)
+	f.StringVarP(&output, "output", "o", "", "with csv or openmetrics: write to this file (atomically) instead of stdout")
+	cmd.MarkFlagRequired("to")
+	return cmd
+}
+
+// selectRuns are the index's runs the arguments name, each once, oldest
+// first: a label pattern ('master-*') names the runs of every label it
+// matches; anything else names runs as compare's arguments do (an id, a
+// label, the start of an id).
+func selectRuns(c *catalog.Catalog, args []string) ([]*catalog.Entry, error) {
+	refs := c.Refs()
+	picked := make([]bool, len(c.Entries))
+	for _, a := range args {
+		if strings.ContainsAny(a, `*?[\`) {
+			if _, err := path.Match(a, ""); err != nil {
+				return nil, usageError(fmt.Errorf("label pattern %q: %w", a, err))
+			}
+			n := 0
+			for i, e := range c.Entries {
+				if ok, _ := path.Match(a, e.Label); ok {
+					picked[i] = true
+					n++
+				}
+			}
+			if n == 0 {
+				return nil, usageError(fmt.Errorf("no saved run in %s has a label that matches %q (bench list shows them)", c.Dir, a))
+			}
+			continue
+		}
+		named, note, err := record.ResolveRef(refs, c.Damaged, c.Dir, a)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		_ = note // a label that is also the start of ids names the label's runs, as in compare
+		for _, i := range named {
+			picked[i] = true
+		}
+	}
+	var out []*catalog.Entry
+	for i, e := range c.Entries {
+		if picked[i] {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

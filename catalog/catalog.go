@@ -36,7 +36,7 @@ const (
 	lockName = ".index.lock"
 	// version changes when an entry's meaning does; an index of another
 	// version is rebuilt.
-	version = 1
+	version = 2
 )
 
 // header is the index's first line: its version and the metrics a row of
@@ -108,17 +108,33 @@ func (e *Entry) ValuesOf(metrics []string) (map[compare.Key]float64, []compare.K
 		k := compare.Key{Metric: compare.Metrics[metric].Name, Phase: phase, Round: round, Op: op}
 		vals[k] = v
 		order = append(order, k)
-	})
+	}, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the index entry of run %s: %w (delete %s to rebuild it)", e.ID, err, File)
 	}
 	return vals, order, nil
 }
 
+// ServerValues are the run's server values as compare.RunServerValues
+// gives them, read from the index.
+func (e *Entry) ServerValues() ([]compare.ServerValue, error) {
+	raw, err := base64.StdEncoding.DecodeString(string(e.values))
+	if err != nil {
+		return nil, fmt.Errorf("the index entry of run %s: %w (delete %s to rebuild it)", e.ID, err, File)
+	}
+	var out []compare.ServerValue
+	if err := decodeValues(raw, func(string, int, string, int, float64) {}, func(sv compare.ServerValue) { out = append(out, sv) }); err != nil {
+		return nil, fmt.Errorf("the index entry of run %s: %w (delete %s to rebuild it)", e.ID, err, File)
+	}
+	return out, nil
+}
+
 // The values of an entry are binary, then base64 on its line: the phase
 // and operation names once (a table of strings), then a row per operation
 // in a phase: its phase, round and operation, a bit per metric of
-// compare.Metrics it has, and those values as float64 bits, little-endian.
+// compare.Metrics it has, and those values as float64 bits, little-endian;
+// then the server's values (compare.RunServerValues): their group, source,
+// figure, unit and statistic in the table, and the value.
 // Numbers are unsigned varints. A history of a thousand runs decodes in
 // milliseconds, where JSON took a tenth of a second.
 
@@ -153,6 +169,14 @@ func encodeValues(rec *record.Record) []byte {
 		r.mask |= 1 << m
 		r.v[m] = vals[k]
 	}
+	// The server's figures after the operations', their names in the
+	// same table of strings.
+	server := compare.RunServerValues(rec)
+	for _, sv := range server {
+		for _, x := range []string{sv.Group, sv.Source, sv.Figure, sv.Unit, sv.Stat} {
+			str(x)
+		}
+	}
 	var b []byte
 	b = binary.AppendUvarint(b, uint64(len(strs)))
 	for _, s := range strs {
@@ -171,11 +195,19 @@ func encodeValues(rec *record.Record) []byte {
 			}
 		}
 	}
+	b = binary.AppendUvarint(b, uint64(len(server)))
+	for _, sv := range server {
+		for _, x := range []string{sv.Group, sv.Source, sv.Figure, sv.Unit, sv.Stat} {
+			b = binary.AppendUvarint(b, index[x])
+		}
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(sv.Value))
+	}
 	return b
 }
 
-// decodeValues calls fn with each value encodeValues wrote, in its order.
-func decodeValues(b []byte, fn func(phase string, round int, op string, metric int, v float64)) error {
+// decodeValues calls fn with each value of an operation encodeValues
+// wrote, in its order, and server (unless nil) with each server value.
+func decodeValues(b []byte, fn func(phase string, round int, op string, metric int, v float64), server func(compare.ServerValue)) error {
 	bad := errors.New("its values are cut short or damaged")
 	next := func() (uint64, bool) {
 		v, n := binary.Uvarint(b)
@@ -219,6 +251,27 @@ func decodeValues(b []byte, fn func(phase string, round int, op string, metric i
 			fn(strs[phase], int(round), strs[op], m, math.Float64frombits(binary.LittleEndian.Uint64(b)))
 			b = b[8:]
 		}
+	}
+	n, ok = next()
+	if !ok {
+		return bad
+	}
+	for range n {
+		var x [5]string
+		for i := range x {
+			j, ok := next()
+			if !ok || j >= uint64(len(strs)) {
+				return bad
+			}
+			x[i] = strs[j]
+		}
+		if len(b) < 8 {
+			return bad
+		}
+		if server != nil {
+			server(compare.ServerValue{Group: x[0], Source: x[1], Figure: x[2], Unit: x[3], Stat: x[4], Value: math.Float64frombits(binary.LittleEndian.Uint64(b))})
+		}
+		b = b[8:]
 	}
 	if len(b) != 0 {
 		return bad

@@ -124,7 +124,7 @@ func TestIndexFollowsTheFolder(t *testing.T) {
 		}, 1, 5, 1},
 		{"an index of another version", func() {
 			data, _ := os.ReadFile(index)
-			os.WriteFile(index, []byte(strings.Replace(string(data), `"tsbench_index":1`, `"tsbench_index":0`, 1)), 0o644)
+			os.WriteFile(index, []byte(strings.Replace(string(data), `"tsbench_index":2`, `"tsbench_index":1`, 1)), 0o644)
 		}, 5, 5, 1},
 	}
 	for _, s := range steps {
@@ -183,5 +183,29 @@ func TestConcurrentSaves(t *testing.T) {
 	}
 	if c := open(t, dir); c.Read != 0 || len(c.Entries) != 100 {
 		t.Errorf("open read %d records whole and lists %d", c.Read, len(c.Entries))
+	}
+}
+
+// The server's figures (its metrics and the telemetry) are in the index as
+// compare reads them from the record.
+func TestServerValues(t *testing.T) {
+	dir := t.TempDir()
+	base, _ := recordtest.TelemetryRuns()
+	metricRuns, _ := recordtest.ServerMetricRuns()
+	recs := []*record.Record{base[0], metricRuns[0]}
+	save(t, dir, recs...)
+	c := open(t, dir)
+	for _, e := range c.Entries {
+		var rec *record.Record
+		for _, r := range recs {
+			if r.ID == e.ID {
+				rec = r
+			}
+		}
+		got, err := e.ServerValues()
+		want := compare.RunServerValues(rec)
+		if err != nil || len(want) == 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("run %s: index %v (%v), record %v", e.ID, got, err, want)
+		}
 	}
 }

@@ -151,3 +151,29 @@ func (c *Comparison) gateServer(failAbove float64, g *GateResult) {
 		}
 	}
 }
+
+// ServerValue is a server figure of a run as compare's server tables read
+// it: one of the server's metrics over the whole run (Source "server", no
+// Group), or a telemetry figure of a source over a phase group (a
+// counter's total, a gauge's mean: Stat).
+type ServerValue struct {
+	Group, Source, Figure, Unit, Stat string
+	Value                             float64
+}
+
+// RunServerValues are a run's server values: its server metrics the
+// server reported, then its telemetry, in the order the run lists them.
+func RunServerValues(rec *record.Record) []ServerValue {
+	var out []ServerValue
+	for _, m := range rec.ServerMetrics {
+		if !m.NotReported {
+			out = append(out, ServerValue{Source: "server", Figure: m.Name, Unit: m.Unit, Value: m.Value})
+		}
+	}
+	vals, order := runTelemetry(rec)
+	for _, k := range order {
+		v := vals[k]
+		out = append(out, ServerValue{Group: k.group, Source: k.source, Figure: k.figure, Unit: v.unit, Stat: TelemetryStat(v.counter), Value: v.value()})
+	}
+	return out
+}

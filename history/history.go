@@ -64,39 +64,71 @@ type History struct {
 	Series   []Series            `json:"series"`
 	Options  changepoint.Options `json:"options"`
 	metrics  map[string]compare.Metric
+	units    map[compare.Key]string // of the server's series
 }
 
 // Run is what a history reads of a run: its name, start and values
-// (compare.RunValues), from its record (RunOf) or the results index.
+// (compare.RunValues, compare.RunServerValues), from its record (RunOf) or
+// the results index.
 type Run struct {
 	ID, Label string
 	StartedAt time.Time
 	Values    map[compare.Key]float64
 	Order     []compare.Key
+	Server    []compare.ServerValue
 }
 
 // RunOf is a record's Run.
 func RunOf(rec *record.Record) Run {
 	vals, order := compare.RunValues(rec)
-	return Run{ID: rec.ID, Label: rec.Label, StartedAt: rec.StartedAt, Values: vals, Order: order}
+	return Run{ID: rec.ID, Label: rec.Label, StartedAt: rec.StartedAt, Values: vals, Order: order, Server: compare.RunServerValues(rec)}
+}
+
+// Want is what a history follows beyond compare's metrics: server figures
+// by name (a server metric such as "Bytes per point", or a telemetry figure
+// such as "CPU" of every source and phase group; "*" for every one), and an
+// order of the labels.
+type Want struct {
+	Server []string
+	Order  []string
+}
+
+// serverKey is a server value's series: the figure (with its statistic)
+// as the metric, the source as the operation, the phase group as the phase.
+func serverKey(sv compare.ServerValue) compare.Key {
+	m := sv.Figure
+	if sv.Stat != "" {
+		m += " (" + sv.Stat + ")"
+	}
+	return compare.Key{Metric: m, Phase: sv.Group, Op: sv.Source}
 }
 
 // Build lines the runs up: a point per label (a run without one is its
 // own, by id), labels in the order their first runs started, and the change
 // points of every series of the metrics named.
 func Build(runs []Run, metrics []string, o changepoint.Options) (*History, error) {
-	return BuildOrdered(runs, metrics, o, nil)
+	return BuildFor(runs, metrics, Want{}, o)
 }
 
-// BuildOrdered is Build with the labels in the order of a list (a commit
-// list, oldest first): a label is placed by the first line that is the
-// label, the part of it after its last '-' (master-a2b704d is at a2b704d),
-// or a commit that part starts (a2b704d3f...). The runs of labels no line
-// places are left out, named in History.Unplaced. A nil list orders by
-// time.
-func BuildOrdered(runs []Run, metrics []string, o changepoint.Options, labelOrder []string) (*History, error) {
+// BuildFor is Build with the server figures want names as series too
+// (never judged worse or better: a server that works differently is
+// information), and the labels in the order of want.Order when it is
+// given (a commit list, oldest first): a label is placed by the first line
+// that is the label, the part of it after its last '-' (master-a2b704d is
+// at a2b704d), or a commit that part starts (a2b704d3f...). The runs of
+// labels no line places are left out, named in History.Unplaced.
+func BuildFor(runs []Run, metrics []string, want Want, o changepoint.Options) (*History, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
+	}
+	labelOrder := want.Order
+	server := func(sv compare.ServerValue) bool {
+		for _, w := range want.Server {
+			if w == "*" || w == sv.Figure {
+				return true
+			}
+		}
+		return false
 	}
 	var unplaced []string
 	if labelOrder != nil {
@@ -113,7 +145,7 @@ func BuildOrdered(runs []Run, metrics []string, o changepoint.Options, labelOrde
 		}
 		runs = kept
 	}
-	h := &History{Runs: len(runs), Options: o, metrics: map[string]compare.Metric{}}
+	h := &History{Runs: len(runs), Options: o, metrics: map[string]compare.Metric{}, units: map[compare.Key]string{}}
 	for _, name := range metrics {
 		m, ok := compare.MetricNamed(name)
 		if !ok {
@@ -171,13 +203,33 @@ func BuildOrdered(runs []Run, metrics []string, o changepoint.Options, labelOrde
 				perKey[k] = append(perKey[k], vals[k])
 			}
 		}
+		for _, r := range g.runs {
+			for _, sv := range r.Server {
+				if !server(sv) {
+					continue
+				}
+				k := serverKey(sv)
+				if _, seen := points[k]; !seen {
+					points[k] = nil
+					order = append(order, k)
+				}
+				h.units[k] = sv.Unit
+				perKey[k] = append(perKey[k], sv.Value)
+			}
+		}
 		for k, vs := range perKey {
 			points[k] = append(points[k], Point{Label: g.label, At: g.at, Runs: len(vs), Value: median(vs), Min: slices.Min(vs), Max: slices.Max(vs), RunsValues: vs})
 		}
 	}
 	// Series in the metrics' order given, then as the runs list them.
 	slices.SortStableFunc(order, func(a, b compare.Key) int {
-		return cmp.Compare(slices.Index(metrics, a.Metric), slices.Index(metrics, b.Metric))
+		at := func(m string) int { // the server's figures after compare's metrics
+			if i := slices.Index(metrics, m); i >= 0 {
+				return i
+			}
+			return len(metrics)
+		}
+		return cmp.Compare(at(a.Metric), at(b.Metric))
 	})
 	// Each series is found apart, on the machine's cores: a history of
 	// 500 points and a hundred series takes a tenth of a second on one.
@@ -219,7 +271,11 @@ func Place(order []string, label string) int {
 
 // series is one series and its change points.
 func (h *History) series(k compare.Key, points []Point, o changepoint.Options) (Series, error) {
-	s := Series{Key: k, Unit: h.metrics[k.Metric].Unit, Points: points}
+	m, ok := h.metrics[k.Metric]
+	if !ok { // a server figure: no direction
+		m = compare.Metric{Name: k.Metric, Unit: h.units[k]}
+	}
+	s := Series{Key: k, Unit: m.Unit, Points: points}
 	vals := make([]float64, len(s.Points))
 	for i, p := range s.Points {
 		vals[i] = p.Value
@@ -229,7 +285,7 @@ func (h *History) series(k compare.Key, points []Point, o changepoint.Options) (
 		return s, err
 	}
 	for _, c := range cps {
-		s.Changes = append(s.Changes, Change{Change: c, Before: s.Points[c.Index-1].Label, After: s.Points[c.Index].Label, Verdict: verdict(h.metrics[k.Metric], c)})
+		s.Changes = append(s.Changes, Change{Change: c, Before: s.Points[c.Index-1].Label, After: s.Points[c.Index].Label, Verdict: verdict(m, c)})
 	}
 	return s, nil
 }

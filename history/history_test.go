@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tsbench/tsbench/changepoint"
+	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/internal/recordtest"
 )
 
@@ -66,7 +67,7 @@ func TestBuild(t *testing.T) {
 func TestBuildOrdered(t *testing.T) {
 	runs := weeks(6, 99) // master-w01 … master-w06, started in that order
 	order := []string{"master-w03", "w01", "w06", "w02"}
-	h, err := BuildOrdered(runs, []string{"mean latency"}, changepoint.Defaults, order)
+	h, err := BuildFor(runs, []string{"mean latency"}, Want{Order: order}, changepoint.Defaults)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,5 +84,35 @@ func TestBuildOrdered(t *testing.T) {
 		if got := Place([]string{"ffffffff", "a2b704d3f00d", "x"}, label); got != want {
 			t.Errorf("Place(%q) = %d, want %d", label, got, want)
 		}
+	}
+}
+
+// A server figure named is a series too, after compare's metrics: a step
+// in it is a change point, "changed", never a regression.
+func TestServerSeries(t *testing.T) {
+	runs := weeks(20, 99)
+	for i := range runs {
+		cpu := 14.0
+		if runs[i].Label >= "master-w11" {
+			cpu = 10.0
+		}
+		runs[i].Server = []compare.ServerValue{
+			{Group: "ingest", Source: "DataNode", Figure: "CPU", Unit: "s", Stat: "total", Value: cpu + float64(i%3)*0.01},
+			{Source: "server", Figure: "Bytes per point", Unit: "B", Value: 0.87},
+		}
+	}
+	h, err := BuildFor(runs, []string{"mean latency"}, Want{Server: []string{"CPU"}}, changepoint.Defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := h.Series[len(h.Series)-1]
+	if len(h.Series) != 2 || last.Key != (compare.Key{Metric: "CPU (total)", Phase: "ingest", Op: "DataNode"}) || last.Unit != "s" || len(last.Points) != 20 {
+		t.Fatalf("series %+v", h.Series)
+	}
+	if len(last.Changes) != 1 || last.Changes[0].Verdict != "changed" || last.Changes[0].After != "master-w11" {
+		t.Errorf("changes %+v, want one, changed, from master-w11", last.Changes)
+	}
+	if regs := h.Regressions(20, 0); len(regs) != 0 {
+		t.Errorf("a server figure gated: %v", regs)
 	}
 }

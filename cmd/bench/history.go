@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tsbench/tsbench/changepoint"
+	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/history"
 	"github.com/tsbench/tsbench/htmlreport"
 	"github.com/tsbench/tsbench/report"
@@ -29,6 +30,7 @@ func newHistory(stdout, stderr io.Writer) *cobra.Command {
 		newest          int
 		above           float64
 		orderFile       string
+		server          []string
 	)
 	cmd := &cobra.Command{
 		Use:   "history LABEL|PATTERN...",
@@ -83,7 +85,13 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 						if err != nil {
 							return failedError(err)
 						}
-						runs = append(runs, history.Run{ID: e.ID, Label: e.Label, StartedAt: e.StartedAt, Values: vals, Order: order})
+						var sv []compare.ServerValue
+						if len(server) > 0 {
+							if sv, err = e.ServerValues(); err != nil {
+								return failedError(err)
+							}
+						}
+						runs = append(runs, history.Run{ID: e.ID, Label: e.Label, StartedAt: e.StartedAt, Values: vals, Order: order, Server: sv})
 						break
 					}
 				}
@@ -97,7 +105,7 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 					return usageError(err)
 				}
 			}
-			h, err := history.BuildOrdered(runs, metrics, o, order)
+			h, err := history.BuildFor(runs, metrics, history.Want{Server: server, Order: order}, o)
 			if err != nil {
 				return usageError(fmt.Errorf("--metric: %w", err))
 			}
@@ -141,6 +149,7 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 	fl.IntVar(&o.Window, "window", o.Window, "points one E-divisive pass looks at")
 	fl.Float64Var(&o.MaxP, "max-p", o.MaxP, "the p-value a change point must be below")
 	fl.Float64Var(&o.MinMagnitude, "min-magnitude", o.MinMagnitude, "the relative change a change point must exceed (0.05 is 5%)")
+	fl.StringArrayVar(&server, "server", nil, "a server figure to follow too, as compare's Server tables name it (\"Bytes per point\", \"CPU\"; \"*\" for all; repeatable): shown, never gated")
 	fl.StringVar(&orderFile, "order", "", "order the labels by this list (a label or commit a line, oldest first) instead of by time")
 	fl.IntVar(&newest, "fail-on-change", 0, "exit 1 when a change point among the newest N points is a regression beyond --fail-above (off unless given)")
 	fl.Float64Var(&above, "fail-above", 0, "with --fail-on-change: the percentage a regression must exceed")

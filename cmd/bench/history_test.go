@@ -82,7 +82,29 @@ func TestHistoryFindsTheWeek(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "no change point among the newest 24 points is worse by more than 20%") {
 		t.Errorf("A/A history: exit %d, want 0:\n%s\n%s", r.code, r.stderr, r.stdout)
 	}
-	for _, bad := range [][]string{{"history", "nobody-*", "--results", dir}, {"history", "master-*", "--results", dir, "--metric", "speed"}, {"history", "master-*", "--results", dir, "--window", "1"}, {"history", "[", "--results", dir}} {
+	// The machine's telemetry, as a series of its own; and the labels in
+	// the order of a list, which leaves out the labels it does not name.
+	order := filepath.Join(dir, "order.txt")
+	if err := os.WriteFile(order, []byte("# newest first, on purpose\nw24\nw23\nmaster-w22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = bench(t, "history", "master-*", "--results", dir, "--metric", "mean latency", "--server", "CPU user", "--order", order, "--format", "json")
+	if r.code != 0 || !strings.Contains(r.stderr, "does not place 21 labels") {
+		t.Fatalf("--server --order: exit %d\n%s", r.code, r.stderr)
+	}
+	h.Series = nil
+	if err := json.Unmarshal([]byte(r.stdout), &h); err != nil {
+		t.Fatal(err)
+	}
+	machine := false
+	for _, s := range h.Series {
+		machine = machine || s.Key.Op == "machine" && s.Key.Metric == "CPU user (total)" && len(s.Points) == 3
+	}
+	if strings.Join(h.Labels, " ") != "master-w24 master-w23 master-w22" || !machine {
+		t.Errorf("labels %v, series %+v: want the three in the list's order and the machine's CPU user", h.Labels, h.Series)
+	}
+	for _, bad := range [][]string{{"history", "nobody-*", "--results", dir}, {"history", "master-*", "--results", dir, "--metric", "speed"}, {"history", "master-*", "--results", dir, "--window", "1"}, {"history", "[", "--results", dir},
+		{"history", "master-*", "--results", dir, "--order", filepath.Join(dir, "missing.txt")}} {
 		if r := bench(t, bad...); r.code != 2 || r.stderr == "" {
 			t.Errorf("%v: exit %d, want 2 with a reason: %q", bad, r.code, r.stderr)
 		}

@@ -163,6 +163,7 @@ type Config struct {
 
 	// tsbench additions.
 	ResultsDir        string  // RESULTS_DIR
+	ResultsStore      string  // RESULTS_STORE: a store's URL, or empty
 	Verify            bool    // VERIFY
 	MaxErrorRate      float64 // MAX_ERROR_RATE (percent of operations that may fail before the run is "failed")
 	CheckAnswers      bool    // CHECK_ANSWERS

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -315,7 +316,7 @@ var operationNames, defaultProportion = func() (string, string) {
 // did the same work.
 var nonWorkload = map[string]bool{
 	"DB_SWITCH": true, "HOST": true, "PORT": true, "USERNAME": true, "PASSWORD": true,
-	"RESULTS_DIR": true, "VERIFY": true, "CHECK_ANSWERS": true, "CHECK_ANSWERS_RATIO": true, "SERVER_METRICS_INTERVAL": true, "MAX_ERROR_RATE": true, "LOG_PRINT_INTERVAL": true,
+	"RESULTS_DIR": true, "RESULTS_STORE": true, "VERIFY": true, "CHECK_ANSWERS": true, "CHECK_ANSWERS_RATIO": true, "SERVER_METRICS_INTERVAL": true, "MAX_ERROR_RATE": true, "LOG_PRINT_INTERVAL": true,
 	"WRITE_OPERATION_TIMEOUT_MS": true, "READ_OPERATION_TIMEOUT_MS": true, "INIT_WAIT_TIME": true,
 	"IS_DELETE_DATA": true, "CREATE_SCHEMA": true, "TEST_MAX_TIME": true, "BENCHMARK_WORK_MODE": true,
 }
@@ -442,6 +443,20 @@ func SharedKeys() []Key {
 		intKey("LOG_PRINT_INTERVAL", GroupOther, "5", 1, 3600, "1..3600 s", "Seconds between progress lines when output is not a terminal.", func(c *Config) *int { return &c.LogPrintInterval }),
 
 		stringKey("RESULTS_DIR", GroupTSBench, "results", "Folder of run records (`<id>.json`).", func(c *Config) *string { return &c.ResultsDir }),
+		in(GroupTSBench, Custom("RESULTS_STORE", "", "empty, iotdb://[USER:PASSWORD@]HOST:PORT[/root.PATH] or http[s]://[USER:PASSWORD@]HOST:PORT[/INDEX]",
+			"After each run, export its values into this metrics store, as `bench export RUN --to` does: IoTDB, or Elasticsearch and OpenSearch (docs/weekly-regression.md). A store that cannot be reached is a warning; the run's record is saved either way. Never printed or saved (it may hold a password). Empty: no export.",
+			func(c *Config, v string) error {
+				if v == "" {
+					c.ResultsStore = ""
+					return nil
+				}
+				u, err := url.Parse(v)
+				if err != nil || u.Host == "" || (u.Scheme != "iotdb" && u.Scheme != "http" && u.Scheme != "https") {
+					return bad("is not the URL of a store tsbench exports to")
+				}
+				c.ResultsStore = v
+				return nil
+			})).AsSecret(),
 		intKey("QUERY_ROUNDS", GroupRounds, "-1", -1, 100, "-1 (automatic), 0..100", "Query rounds after ingest. 0 runs one mixed phase as iot-benchmark does; N ≥ 1 runs the writes first, then the queries N times: round 1 after the lifecycle steps (cold), later rounds right after (warm). -1: 2 when QUERY_SUITE, FLUSH_COMMAND, STOP_COMMAND or START_COMMAND is set, else 0. FLUSH_COMMAND, STOP_COMMAND and START_COMMAND need rounds (they run before them).", func(c *Config) *int { return &c.QueryRounds }),
 		longKey("QUERY_LOOP", GroupRounds, "0", 0, math.MaxInt32, "0 (= LOOP) or ≥ 1", "Queries per client of each query variant in each round.", func(c *Config) *int64 { return &c.QueryLoop }),
 		stringKey("QUERY_SUITE", GroupRounds, "", "Named query variants to run in the query rounds: `weekly` (the 24 classes of the IoTDB weekly regression report, see docs/weekly-regression.md) or the path of a suite file. Empty: one variant per query family with weight in OPERATION_PROPORTION.", func(c *Config) *string { return &c.QuerySuite }),

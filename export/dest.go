@@ -18,7 +18,8 @@ type Dest struct {
 // DestHelp says what --to takes.
 const DestHelp = "csv, openmetrics, iotdb://[USER:PASSWORD@]HOST:PORT[/root.PATH] or http[s]://[USER:PASSWORD@]HOST:PORT[/INDEX] (Elasticsearch or OpenSearch)"
 
-// ParseDest reads --to.
+// ParseDest reads --to (or RESULTS_STORE); its errors name the value, its
+// password hidden, and the caller names the flag or key.
 func ParseDest(to string) (Dest, error) {
 	switch strings.ToLower(to) {
 	case "csv", "openmetrics":
@@ -26,18 +27,18 @@ func ParseDest(to string) (Dest, error) {
 	}
 	u, err := url.Parse(to)
 	if err != nil || u.Host == "" {
-		return Dest{}, fmt.Errorf("--to %q is not a format or a store's URL (valid: %s)", redact(to), DestHelp)
+		return Dest{}, fmt.Errorf("%q is not a format or a store's URL (valid: %s)", redact(to), DestHelp)
 	}
 	switch u.Scheme {
 	case "iotdb":
 		if _, err := iotdbPath(u); err != nil {
-			return Dest{}, fmt.Errorf("--to %s: %w", u.Redacted(), err)
+			return Dest{}, fmt.Errorf("%s: %w", u.Redacted(), err)
 		}
 		return Dest{Kind: "iotdb", URL: u}, nil
 	case "http", "https":
 		return Dest{Kind: "elasticsearch", URL: u}, nil
 	}
-	return Dest{}, fmt.Errorf("--to %s: no store speaks %q (valid: %s)", u.Redacted(), u.Scheme, DestHelp)
+	return Dest{}, fmt.Errorf("%s: no store speaks %q (valid: %s)", u.Redacted(), u.Scheme, DestHelp)
 }
 
 // redact hides what could be a password in a --to that is not a URL:

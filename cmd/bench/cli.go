@@ -23,6 +23,7 @@ import (
 	"github.com/tsbench/tsbench/adapters/sqlite"
 	"github.com/tsbench/tsbench/catalog"
 	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/export"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
@@ -309,6 +310,14 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	c := l.Config
+	var store *export.Dest
+	if c.ResultsStore != "" {
+		d, err := export.ParseDest(c.ResultsStore)
+		if err != nil {
+			return usageError(fmt.Errorf("RESULTS_STORE: %w", err))
+		}
+		store = &d
+	}
 	startAt, err := parseStartAt(rf.startAt, time.Now())
 	if err != nil {
 		return usageError(err)
@@ -385,6 +394,9 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(human, "Run record: %s\n", path)
 	warnIndex(stderr, indexErr)
+	if store != nil && !rf.dryRun {
+		exportRun(ctx, human, stderr, *store, rec)
+	}
 	switch {
 	case runErr != nil:
 		return failedError(runErr)

@@ -7,10 +7,12 @@ import (
 	"io"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tsbench/tsbench/catalog"
+	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/export"
 	"github.com/tsbench/tsbench/record"
 )
@@ -40,7 +42,7 @@ Elasticsearch store; docs/weekly-regression.md shows the layouts.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dest, err := export.ParseDest(to)
 			if err != nil {
-				return usageError(err)
+				return usageError(fmt.Errorf("--to %w", err))
 			}
 			if dest.Store() && output != "" {
 				return usageError(fmt.Errorf("-o writes a file; --to %s writes into a store", dest))
@@ -126,4 +128,25 @@ func selectRuns(c *catalog.Catalog, args []string) ([]*catalog.Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// runOf is a record as bench export reads it from the index.
+func runOf(rec *record.Record) export.Run {
+	vals, order := compare.RunValues(rec)
+	return export.Run{ID: rec.ID, Label: rec.Label, StartedAt: rec.StartedAt, DB: rec.Target.DB, Version: rec.Target.Version, Server: rec.Target.Identity(),
+		Fingerprint: rec.Fingerprint, Status: rec.Status, Values: vals, Order: order}
+}
+
+// exportRun exports a run just saved into RESULTS_STORE: a store that
+// cannot take it is a warning, since the record is saved and bench export
+// can try again.
+func exportRun(ctx context.Context, human, stderr io.Writer, dest export.Dest, rec *record.Record) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	what, err := dest.Write(ctx, io.Discard, []export.Run{runOf(rec)})
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: RESULTS_STORE: the run was not exported to %s: %v (its record is saved; bench export %s --to URL tries again)\n", dest, err, rec.ID)
+		return
+	}
+	fmt.Fprintf(human, "Exported to %s: %s\n", dest, what)
 }

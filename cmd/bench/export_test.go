@@ -236,6 +236,37 @@ func TestExportToIoTDB(t *testing.T) {
 	if devs != 23 {
 		t.Errorf("%d devices, want 23 (the ingest and eleven families in two rounds)", devs)
 	}
+
+	// RESULTS_STORE exports a run as it is saved.
+	r := bench(t, "run", "-c", "examples/weekly-iotdb.properties", "--set", "DB_SWITCH=Null", "--set", "VERIFY=false", "--set", "LOOP=30",
+		"--set", "RESULTS_DIR="+dir, "--set", "RESULTS_STORE="+to, "--label", "export-c")
+	if r.code != 0 || !strings.Contains(r.stdout, "Exported to iotdb://root:xxxxx@") || strings.Contains(r.stdout+r.stderr, "root:root@") {
+		t.Fatalf("RESULTS_STORE: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var rec *record.Record
+	for _, x := range records(t, dir) {
+		if x.Label == "export-c" {
+			rec = x
+		}
+	}
+	dev := export.IoTDBDevice(path, "Null", "ingest", "INGESTION")
+	ds, err = s.ExecuteQueryStatement(fmt.Sprintf("SELECT throughput, label FROM %s WHERE time = %d", dev, rec.StartedAt.UnixMilli()), &timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	ok, _ := ds.Next()
+	got, _ := ds.GetDouble(dev + ".throughput")
+	label, _ := ds.GetString(dev + ".label")
+	if want := valuesByField(rec)[[3]string{"ingest", "INGESTION", "throughput"}]; !ok || got != want || label != "export-c" {
+		t.Errorf("RESULTS_STORE's point: %v %v %q, want %v of export-c", ok, got, label, want)
+	}
+	// A store that cannot be reached is a warning: the run stands.
+	r = bench(t, "run", "-c", "examples/weekly-iotdb.properties", "--set", "DB_SWITCH=Null", "--set", "VERIFY=false", "--set", "LOOP=30",
+		"--set", "RESULTS_DIR="+dir, "--set", "RESULTS_STORE=iotdb://root:hunter2@127.0.0.1:1", "--label", "export-d")
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: RESULTS_STORE: the run was not exported to iotdb://root:xxxxx@127.0.0.1:1") || strings.Contains(r.stdout+r.stderr, "hunter2") {
+		t.Errorf("an unreachable RESULTS_STORE: exit %d\n%s", r.code, r.stderr)
+	}
 }
 
 // TestExportToElasticsearch: runs exported into the test suite's

@@ -100,6 +100,8 @@ var effectSets = map[string][]string{
 	"WRITE_OPERATION_TIMEOUT_MS": {"NULL_DELAY_MS=30", "WRITE_OPERATION_TIMEOUT_MS=5"},
 	"READ_OPERATION_TIMEOUT_MS":  {"NULL_DELAY_MS=30", "READ_OPERATION_TIMEOUT_MS=5"},
 	"RESULTS_DIR":                {"RESULTS_DIR=elsewhere"},
+	// A store no one listens on: the run says it could not export.
+	"RESULTS_STORE": {"RESULTS_STORE=iotdb://127.0.0.1:1"},
 	// Off: the Server table is gone (another interval only moves figures,
 	// which the probe masks).
 	"SERVER_METRICS_INTERVAL": {"SERVER_METRICS_INTERVAL=0"},

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/iotdb-client-go/v2/client"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
@@ -142,130 +141,6 @@ func TestExportFormats(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "hunter2") || strings.Contains(r.stderr, "goroutine") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
 		}
-	}
-}
-
-// TestExportToIoTDB: runs exported into the test suite's IoTDB through the
-// binary are there, queried back by the IoTDB client: every value on its
-// device at its run's start, the run's id and label beside them; a second
-// export of the same runs writes the same points again.
-func TestExportToIoTDB(t *testing.T) {
-	host, port := adaptertest.Server(t, "TSBENCH_IOTDB", "scripts/iotdb start", "./cmd/bench")
-	dir := t.TempDir()
-	recs := nullWeeks(t, dir, "export-a", "export-b")
-	path := fmt.Sprintf("root.tsbench_export_%d", time.Now().UnixNano()%1e9)
-	s := client.NewSession(&client.Config{Host: host, Port: port, UserName: "root", Password: "root"})
-	if err := s.Open(false, 10000); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	defer s.ExecuteNonQueryStatement("DROP DATABASE " + path)
-	to := fmt.Sprintf("iotdb://root:root@%s:%s/%s", host, port, path)
-	for range 2 {
-		r := bench(t, "export", "export-*", "--results", dir, "--to", to)
-		if r.code != 0 || !strings.Contains(r.stdout, "exported 2 runs to iotdb://root:xxxxx@") || strings.Contains(r.stdout+r.stderr, "root:root@") {
-			t.Fatalf("export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-		}
-	}
-	timeout := int64(30000)
-	checked := 0
-	for _, rec := range recs {
-		want := valuesByField(rec)
-		devices := map[string][2]string{}
-		for k := range want {
-			devices[export.IoTDBDevice(path, rec.Target.DB, k[0], k[1])] = [2]string{k[0], k[1]}
-		}
-		for dev, po := range devices {
-			ds, err := s.ExecuteQueryStatement(fmt.Sprintf("SELECT * FROM %s WHERE time = %d", dev, rec.StartedAt.UnixMilli()), &timeout)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ok, err := ds.Next()
-			if !ok || err != nil {
-				t.Fatalf("%s holds no point at %d (%v)", dev, rec.StartedAt.UnixMilli(), err)
-			}
-			for _, col := range ds.GetColumnNames() {
-				field := strings.TrimPrefix(col, dev+".")
-				switch field {
-				case "Time":
-				case "run_id", "label":
-					got, _ := ds.GetString(col)
-					if field == "run_id" && got != rec.ID || field == "label" && got != rec.Label {
-						t.Errorf("%s %s = %q", dev, field, got)
-					}
-				case "version", "fingerprint", "status":
-				default:
-					if null, _ := ds.IsNull(col); null {
-						continue
-					}
-					got, err := ds.GetDouble(col)
-					w, ok := want[[3]string{po[0], po[1], field}]
-					if err != nil || !ok || got != w {
-						t.Errorf("%s.%s = %v (%v), the record says %v (%v)", dev, field, got, err, w, ok)
-					}
-					checked++
-				}
-			}
-			if more, _ := ds.Next(); more {
-				t.Errorf("%s has two points at one time", dev)
-			}
-			ds.Close()
-		}
-	}
-	total := 0
-	for _, rec := range recs {
-		total += len(valuesByField(rec))
-	}
-	if checked != total {
-		t.Errorf("%d values read back, the records have %d", checked, total)
-	}
-	ds, err := s.ExecuteQueryStatement("SELECT count(run_id) FROM "+path+".** ALIGN BY DEVICE", &timeout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	devs := 0
-	for ok, _ := ds.Next(); ok; ok, _ = ds.Next() {
-		n, _ := ds.GetLong("count(run_id)")
-		if n != 2 {
-			dev, _ := ds.GetString("Device")
-			t.Errorf("%s has %d points after two exports of two runs, want 2", dev, n)
-		}
-		devs++
-	}
-	ds.Close()
-	if devs != 23 {
-		t.Errorf("%d devices, want 23 (the ingest and eleven families in two rounds)", devs)
-	}
-
-	// RESULTS_STORE exports a run as it is saved.
-	r := bench(t, "run", "-c", "examples/weekly-iotdb.properties", "--set", "DB_SWITCH=Null", "--set", "VERIFY=false", "--set", "LOOP=30",
-		"--set", "RESULTS_DIR="+dir, "--set", "RESULTS_STORE="+to, "--label", "export-c")
-	if r.code != 0 || !strings.Contains(r.stdout, "Exported to iotdb://root:xxxxx@") || strings.Contains(r.stdout+r.stderr, "root:root@") {
-		t.Fatalf("RESULTS_STORE: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	var rec *record.Record
-	for _, x := range records(t, dir) {
-		if x.Label == "export-c" {
-			rec = x
-		}
-	}
-	dev := export.IoTDBDevice(path, "Null", "ingest", "INGESTION")
-	ds, err = s.ExecuteQueryStatement(fmt.Sprintf("SELECT throughput, label FROM %s WHERE time = %d", dev, rec.StartedAt.UnixMilli()), &timeout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ds.Close()
-	ok, _ := ds.Next()
-	got, _ := ds.GetDouble(dev + ".throughput")
-	label, _ := ds.GetString(dev + ".label")
-	if want := valuesByField(rec)[[3]string{"ingest", "INGESTION", "throughput"}]; !ok || got != want || label != "export-c" {
-		t.Errorf("RESULTS_STORE's point: %v %v %q, want %v of export-c", ok, got, label, want)
-	}
-	// A store that cannot be reached is a warning: the run stands.
-	r = bench(t, "run", "-c", "examples/weekly-iotdb.properties", "--set", "DB_SWITCH=Null", "--set", "VERIFY=false", "--set", "LOOP=30",
-		"--set", "RESULTS_DIR="+dir, "--set", "RESULTS_STORE=iotdb://root:hunter2@127.0.0.1:1", "--label", "export-d")
-	if r.code != 0 || !strings.Contains(r.stderr, "warning: RESULTS_STORE: the run was not exported to iotdb://root:xxxxx@127.0.0.1:1") || strings.Contains(r.stdout+r.stderr, "hunter2") {
-		t.Errorf("an unreachable RESULTS_STORE: exit %d\n%s", r.code, r.stderr)
 	}
 }
 

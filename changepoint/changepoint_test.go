@@ -131,3 +131,75 @@ func BenchmarkFind(b *testing.B) {
 		}
 	}
 }
+
+// pairwise is E-divisive's search written as the formula reads, every
+// sum over pairs done again for each (τ, κ): what candidate computed
+// before its sums ran.
+func pairwise(w []float64, s, e int) (int, float64) {
+	bestQ, best := math.Inf(-1), 0
+	for tau := s + 1; tau < e; tau++ {
+		n := float64(tau - s)
+		withinX := 0.0
+		for i := s; i < tau; i++ {
+			for k := i + 1; k < tau; k++ {
+				withinX += math.Abs(w[i] - w[k])
+			}
+		}
+		for kappa := s + 2; kappa <= e; kappa++ {
+			q := 0.0
+			if kappa > tau {
+				m := float64(kappa - tau)
+				cross, withinY := 0.0, 0.0
+				for i := s; i < tau; i++ {
+					for j := tau; j < kappa; j++ {
+						cross += math.Abs(w[i] - w[j])
+					}
+				}
+				for j := tau; j < kappa; j++ {
+					for k := j + 1; k < kappa; k++ {
+						withinY += math.Abs(w[j] - w[k])
+					}
+				}
+				q = energy(n, m, cross, withinX, withinY)
+			}
+			if q > bestQ {
+				best, bestQ = tau, q
+			}
+		}
+	}
+	return best, bestQ
+}
+
+// TestCandidate holds the running sums to the formula: the same split and
+// the same Q but for rounding, on noisy levels, integers with ties,
+// constants, outliers and every sub-window of a series.
+func TestCandidate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ints := make([]float64, 60)
+	for i := range ints {
+		ints[i] = float64(rng.IntN(4))
+	}
+	spikes := levels(9, 30, 1, 10, 10)
+	spikes[7], spikes[40] = 500, -300
+	series := map[string][]float64{
+		"steps":     levels(1, 20, 3, 100, 130, 90),
+		"noise":     levels(2, 50, 1, 5),
+		"integers":  ints,
+		"constant":  slices.Repeat([]float64{7}, 40),
+		"outliers":  spikes,
+		"two":       {1, 2},
+		"variance":  append(levels(5, 25, 0.1, 50), levels(6, 25, 10, 50)...),
+		"monotonic": {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+	}
+	for name, w := range series {
+		for s := 0; s < len(w); s += 7 {
+			for e := s + 2; e <= len(w); e += 5 {
+				gi, gq := candidate(w, s, e)
+				wi, wq := pairwise(w, s, e)
+				if gi != wi || math.Abs(gq-wq) > 1e-9*math.Max(1, math.Abs(wq)) {
+					t.Errorf("%s[%d:%d]: split %d Q %v, the formula gives %d Q %v", name, s, e, gi, gq, wi, wq)
+				}
+			}
+		}
+	}
+}

@@ -1,10 +1,13 @@
 // Command changepoints is the Go side of scripts/otava-diff: it writes the
 // corpus of synthetic series with known change points, finds the change
-// points of a corpus with package changepoint, and scores two sets of
-// findings against each other and against the known changes.
+// points of a corpus with package changepoint, turns bench history's JSON
+// of real records into a corpus and the change points bench found in it,
+// and scores two sets of findings against each other and against the
+// known changes.
 //
 //	go run ./scripts/changepoints corpus > corpus.json
 //	go run ./scripts/changepoints find < corpus.json > tsbench.json
+//	go run ./scripts/changepoints history tsbench.json NAME=history.json[:OP:METRICS:LABEL]... > corpus.json
 //	go run ./scripts/changepoints score corpus.json tsbench.json otava.json
 package main
 
@@ -14,7 +17,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tsbench/tsbench/changepoint"
 )
@@ -37,6 +42,11 @@ func main() {
 		err = json.NewEncoder(os.Stdout).Encode(corpus())
 	case "find":
 		err = find()
+	case "history":
+		if len(os.Args) < 4 {
+			usage()
+		}
+		err = history(os.Args[2], os.Args[3:])
 	case "score":
 		if len(os.Args) != 5 {
 			usage()
@@ -52,7 +62,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: changepoints corpus | find < corpus.json | score corpus.json a.json b.json")
+	fmt.Fprintln(os.Stderr, "usage: changepoints corpus | find < corpus.json | history found.json NAME=history.json[:OP:METRICS:LABEL]... | score corpus.json a.json b.json")
 	os.Exit(2)
 }
 
@@ -127,6 +137,67 @@ func find() error {
 		}
 	}
 	return json.NewEncoder(os.Stdout).Encode(found)
+}
+
+// historyJSON is what bench history --format json writes, the parts read here.
+type historyJSON struct {
+	Series []struct {
+		Key struct {
+			Metric, Phase, Op string
+		} `json:"key"`
+		Points []struct {
+			Label string  `json:"label"`
+			Value float64 `json:"value"`
+		} `json:"points"`
+		Changes []struct{ Index int } `json:"changes"`
+	} `json:"series"`
+}
+
+// history makes a corpus of the series of bench history's JSON files, the
+// series of one file a kind (NAME), and writes the change points bench
+// found in them to foundPath. A file named with :OP:METRICS:LABEL knows one
+// change: on its series of that operation and metrics (a comma-separated
+// list; every phase), at LABEL's point (a slowdown planted from that label on); its other series
+// know none, which scores a change the machine made as a false one.
+func history(foundPath string, args []string) error {
+	var cs []Series
+	found := map[string][]int{}
+	for _, a := range args {
+		name, spec, ok := strings.Cut(a, "=")
+		if !ok {
+			return fmt.Errorf("%q: want NAME=history.json[:OP:METRICS:LABEL]", a)
+		}
+		parts := strings.Split(spec, ":")
+		if len(parts) != 1 && len(parts) != 4 {
+			return fmt.Errorf("%q: want NAME=history.json[:OP:METRICS:LABEL]", a)
+		}
+		var h historyJSON
+		if err := read(parts[0], &h); err != nil {
+			return err
+		}
+		for _, s := range h.Series {
+			x := Series{Name: fmt.Sprintf("%s %s %s %s", name, s.Key.Phase, s.Key.Op, s.Key.Metric), Kind: name}
+			for i, p := range s.Points {
+				x.Values = append(x.Values, p.Value)
+				if len(parts) == 4 && s.Key.Op == parts[1] && slices.Contains(strings.Split(parts[2], ","), s.Key.Metric) && p.Label == parts[3] {
+					x.Known = append(x.Known, i)
+				}
+			}
+			found[x.Name] = []int{}
+			for _, c := range s.Changes {
+				found[x.Name] = append(found[x.Name], c.Index)
+			}
+			cs = append(cs, x)
+		}
+	}
+	b, err := json.Marshal(found)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(foundPath, b, 0o644); err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(cs)
 }
 
 func read(path string, v any) error {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tsbench/tsbench/config"
@@ -207,8 +208,27 @@ type Driver struct {
 	// Check reports what this database cannot do with the configuration,
 	// before anything runs (unsupported query families, aggregates, options).
 	Check func(c *config.Config) config.Errors
+	// Requests says how the database reads a query suite's own requests
+	// (custom queries); nil: it reads none, and a suite that has some is
+	// refused.
+	Requests *Requests
 	// Open connects (or opens the file) and checks that the database answers.
 	Open func(ctx context.Context, p Params) (Adapter, error)
+}
+
+// Requests is how a database reads a suite's own requests: the language
+// of the request lines it runs, and the values of the placeholders
+// (queries.Placeholders) for a query, as the database writes them. Both
+// need no connection, so that --dry-run shows the requests as they will be
+// sent. The adapter's Query sends a query's Request in place of the
+// family's and counts the value cells of its answer.
+type Requests struct {
+	// Language names the request lines this configuration reads ("iotdb",
+	// "iotdb-table", "sqlite", "elasticsearch").
+	Language func(c *config.Config) string
+	// Values are the placeholders' values for q; a placeholder the
+	// database has no value for is left out.
+	Values func(c *config.Config, s *generator.Schema, q *queries.Query) map[string]string
 }
 
 // Registry is the set of drivers a build knows.
@@ -357,4 +377,42 @@ func UnsupportedFamilies(c *config.Config, db string, supported func(queries.Fam
 		}
 	}
 	return errs
+}
+
+// CommonValues are the placeholders every database writes alike: the
+// query's time bounds and window in TIMESTAMP_PRECISION units, its value
+// bound, its row limit, and its aggregate as the database names it.
+func CommonValues(q *queries.Query, aggregate string) map[string]string {
+	return map[string]string{
+		"start":     strconv.FormatInt(q.Start, 10),
+		"end":       strconv.FormatInt(q.End, 10),
+		"window":    strconv.FormatInt(q.GroupBy, 10),
+		"value":     strconv.FormatFloat(q.ValueBound, 'f', -1, 64),
+		"limit":     strconv.FormatInt(q.Limit, 10),
+		"aggregate": aggregate,
+	}
+}
+
+// SetNames sets the placeholders of the query's devices and sensors, each
+// as the database writes it: the lists comma-separated, the singular the
+// first of each.
+func SetNames(v map[string]string, devices, sensors []string) {
+	v["devices"], v["sensors"] = strings.Join(devices, ", "), strings.Join(sensors, ", ")
+	if len(devices) > 0 {
+		v["device"] = devices[0]
+	}
+	if len(sensors) > 0 {
+		v["sensor"] = sensors[0]
+	}
+}
+
+// KeyColumn reports whether an answer's column is one of the row's keys
+// (its time, its device), which a suite's own request's points leave out.
+func KeyColumn(name string, keys ...string) bool {
+	for _, k := range keys {
+		if strings.EqualFold(name, k) {
+			return true
+		}
+	}
+	return false
 }

@@ -131,6 +131,11 @@ type Query struct {
 	Aggregate  string  // canonical aggregate for aggregate families
 	GroupBy    int64   // window length, precision units
 	Limit      int64   // rows limit for raw queries; -1 = none
+	// Request, when not empty, is a suite's own request (Variant.Requests),
+	// its placeholders filled: the adapter sends it in place of the
+	// family's query and counts the value cells of its answer, which no
+	// model checks.
+	Request string
 }
 
 // Desc reports whether results come newest first.

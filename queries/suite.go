@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -17,11 +18,18 @@ import (
 //go:embed suites/*.suite
 var suiteFiles embed.FS
 
-// Variant is a named query: a family plus parameter overrides.
+// Variant is a named query: a family plus parameter overrides, and
+// perhaps requests of its own.
 type Variant struct {
 	Name      string
 	Family    Family
 	Overrides []Override
+	// Requests are the variant's own requests (a custom query), by the
+	// language of the database that reads them ("iotdb", "sqlite",
+	// "elasticsearch"…): templates whose placeholders (Placeholders) the
+	// family's parameters fill. A database runs its language's request in
+	// place of the family's query; nil: the family's query.
+	Requests map[string]string
 }
 
 // Override changes one query parameter of a variant. Scale multiplies the
@@ -56,13 +64,14 @@ func BuiltinSuites() []string {
 // LoadSuite reads a built-in suite by name or a suite file by path.
 func LoadSuite(ref string) (*Suite, error) {
 	data, err := suiteFiles.ReadFile("suites/" + ref + ".suite")
-	name := ref
+	name, dir := ref, ""
 	if err != nil {
 		if data, err = os.ReadFile(ref); err != nil {
 			return nil, &config.Error{Key: "QUERY_SUITE", Value: ref, Msg: "is neither a built-in suite nor a readable file", Valid: strings.Join(BuiltinSuites(), ", ") + " or a path"}
 		}
+		dir = filepath.Dir(ref) // a request's @file is beside the suite
 	}
-	s, err := ParseSuite(name, data)
+	s, err := parseSuite(name, data, dir)
 	if err != nil {
 		return nil, &config.Error{Key: "QUERY_SUITE", Value: ref, Msg: err.Error()}
 	}
@@ -70,13 +79,27 @@ func LoadSuite(ref string) (*Suite, error) {
 }
 
 // ParseSuite reads the suite format: one variant per line, "name family
-// [key=value ...]", # comments.
+// [key=value ...]", # comments; below a variant, indented lines
+// "language: request" give it requests of its own (a request "@path"
+// reads a file, relative to dir).
 func ParseSuite(name string, data []byte) (*Suite, error) {
+	return parseSuite(name, data, "")
+}
+
+func parseSuite(name string, data []byte, dir string) (*Suite, error) {
 	s := &Suite{Name: name}
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20) // a request line may be a long search body
 	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
+		raw := sc.Text()
+		if raw != "" && (raw[0] == ' ' || raw[0] == '\t') && strings.TrimSpace(raw) != "" && !strings.HasPrefix(strings.TrimSpace(raw), "#") {
+			if err := s.addRequest(n, strings.TrimSpace(raw), dir); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		line := raw
 		if i := strings.Index(line, "#"); i >= 0 {
 			line = line[:i]
 		}
@@ -114,10 +137,139 @@ func ParseSuite(name string, data []byte) (*Suite, error) {
 		}
 		s.Variants = append(s.Variants, v)
 	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read the suite: %w", err)
+	}
 	if len(s.Variants) == 0 {
 		return nil, fmt.Errorf("the suite has no variants")
 	}
 	return s, nil
+}
+
+// addRequest reads an indented "language: request" line into the last
+// variant.
+func (s *Suite) addRequest(n int, line, dir string) error {
+	if len(s.Variants) == 0 {
+		return fmt.Errorf("line %d: an indented line is a request of the variant above it, and there is none", n)
+	}
+	v := &s.Variants[len(s.Variants)-1]
+	lang, req, ok := strings.Cut(line, ":")
+	lang = strings.TrimSpace(lang)
+	req = strings.TrimSpace(req)
+	if !ok || !validLanguage(lang) || req == "" {
+		return fmt.Errorf("line %d: %q is not \"language: request\" (a language such as iotdb, iotdb-table, sqlite, elasticsearch)", n, firstWords(line))
+	}
+	if _, dup := v.Requests[lang]; dup {
+		return fmt.Errorf("line %d: variant %s has two %s requests", n, v.Name, lang)
+	}
+	if path, ok := strings.CutPrefix(req, "@"); ok {
+		if !filepath.IsAbs(path) && dir != "" {
+			path = filepath.Join(dir, path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("line %d: variant %s's %s request: %w", n, v.Name, lang, err)
+		}
+		if req = strings.TrimSpace(string(b)); req == "" {
+			return fmt.Errorf("line %d: variant %s's %s request: %s is empty", n, v.Name, lang, path)
+		}
+	}
+	if _, err := Fill(req, nil); err != nil {
+		return fmt.Errorf("line %d: variant %s's %s request: %w", n, v.Name, lang, err)
+	}
+	if v.Requests == nil {
+		v.Requests = map[string]string{}
+	}
+	v.Requests[lang] = req
+	return nil
+}
+
+// validLanguage: lower-case letters, digits and dashes, a letter first.
+func validLanguage(l string) bool {
+	if l == "" || l[0] < 'a' || l[0] > 'z' {
+		return false
+	}
+	for _, r := range l {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// firstWords is the start of a line, for an error.
+func firstWords(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// Placeholders are the names a request's {placeholders} may use, each
+// filled from the query's parameters as its database writes them
+// (docs/weekly-regression.md lists what each database puts there).
+var Placeholders = []string{"start", "end", "value", "window", "aggregate", "limit", "device", "devices", "sensor", "sensors", "table", "index"}
+
+// Fill replaces each {name} of a request with values[name]; other braces
+// (a JSON body's) stay as they are. With values nil it only checks the
+// names. A {word} that is not a placeholder, or one values lacks, is an
+// error naming it.
+func Fill(request string, values map[string]string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(request); i++ {
+		c := request[i]
+		switch {
+		case c == '{':
+			end := strings.IndexByte(request[i:], '}')
+			name := ""
+			if end > 0 {
+				name = request[i+1 : i+end]
+			}
+			if !isPlaceholder(name) {
+				if isWord(name) {
+					return "", fmt.Errorf("{%s} is not a placeholder (valid: %s)", name, strings.Join(Placeholders, ", "))
+				}
+				// A brace of the request's own language (a JSON body):
+				// kept as it is.
+				b.WriteByte(c)
+				continue
+			}
+			if values != nil {
+				v, ok := values[name]
+				if !ok {
+					return "", fmt.Errorf("{%s} has no value for this database", name)
+				}
+				b.WriteString(v)
+			}
+			i += end
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+// isWord: letters, digits and underscores, what a placeholder's name
+// looks like.
+func isWord(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func isPlaceholder(name string) bool {
+	for _, p := range Placeholders {
+		if p == name {
+			return true
+		}
+	}
+	return false
 }
 
 // familyIDs names the families a suite may use, runs of numbers as ranges:

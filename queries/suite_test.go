@@ -1,6 +1,8 @@
 package queries
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -59,4 +61,56 @@ func TestVariantApplyScalesAndCaps(t *testing.T) {
 		t.Fatal("C: lower must apply to the variant's parameters only")
 	}
 
+}
+
+// A variant's own requests: indented "language: request" lines, a file by
+// @path beside the suite, placeholders checked when the suite is read.
+func TestSuiteRequests(t *testing.T) {
+	dir := t.TempDir()
+	body := `{"size":0,"query":{"bool":{"filter":[{"terms":{"device":[{devices}]}},{"range":{"ts":{"gte":{start},"lte":{end}}}}]}},"aggs":{"m":{"max":{"field":"{sensor}"}}}}`
+	if err := os.WriteFile(filepath.Join(dir, "top.json"), []byte(body+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	suite := "# own queries\nTop  Q4  interval=x10\n  iotdb: SELECT max_value({sensor}) FROM {devices} WHERE time >= {start} AND time <= {end}\n" +
+		"\telasticsearch: @top.json\n  # a comment between\nQ1 Q1\n"
+	path := filepath.Join(dir, "own.suite")
+	if err := os.WriteFile(path, []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSuite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Variants) != 2 || s.Variants[1].Requests != nil {
+		t.Fatalf("variants %+v", s.Variants)
+	}
+	top := s.Variants[0]
+	if top.Family != AggRange || top.Requests["elasticsearch"] != body || len(top.Requests) != 2 {
+		t.Fatalf("Top: %+v", top)
+	}
+	got, err := Fill(top.Requests["iotdb"], map[string]string{"sensor": "s_0", "devices": "root.test.g_0.d_0", "start": "10", "end": "20"})
+	if want := "SELECT max_value(s_0) FROM root.test.g_0.d_0 WHERE time >= 10 AND time <= 20"; err != nil || got != want {
+		t.Fatalf("Fill: %q %v, want %q", got, err, want)
+	}
+	got, err = Fill(body, map[string]string{"sensor": "s_1", "devices": `"d_0","d_1"`, "start": "1", "end": "2"})
+	if want := `{"size":0,"query":{"bool":{"filter":[{"terms":{"device":["d_0","d_1"]}},{"range":{"ts":{"gte":1,"lte":2}}}]}},"aggs":{"m":{"max":{"field":"s_1"}}}}`; err != nil || got != want {
+		t.Fatalf("Fill of a JSON body: %s %v", got, err)
+	}
+	if _, err := Fill("SELECT {sensor} FROM {devices}", map[string]string{"sensor": "s"}); err == nil || err.Error() != "{devices} has no value for this database" {
+		t.Fatalf("a placeholder without a value: %v", err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"  iotdb: SELECT 1", "line 1: an indented line is a request of the variant above it, and there is none"},
+		{"A Q2\n  SELECT 1", `line 2: "SELECT 1" is not "language: request"`},
+		{"A Q2\n  IoTDB: SELECT 1", `line 2: "IoTDB: SELECT 1" is not "language: request"`},
+		{"A Q2\n  iotdb:", `line 2: "iotdb:" is not "language: request"`},
+		{"A Q2\n  iotdb: SELECT 1\n  iotdb: SELECT 2", "line 3: variant A has two iotdb requests"},
+		{"A Q2\n  iotdb: SELECT {strat}", "line 2: variant A's iotdb request: {strat} is not a placeholder (valid: start, end,"},
+		{"A Q2\n  iotdb: @/no/such/file", "line 2: variant A's iotdb request: open /no/such/file"},
+	} {
+		_, err := ParseSuite("t", []byte(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err %v, want %q", c.text, err, c.want)
+		}
+	}
 }

@@ -206,7 +206,9 @@ func mergePhases(recs []*Record) ([]Phase, error) {
 				end = e
 			}
 		}
-		merged := Phase{Name: p.Name, Round: p.Round, Variant: p.Variant, StartedAt: start, Seconds: end.Sub(start).Seconds()}
+		// A variant's own requests: the first instance's show what the
+		// template became (the others' differ only in their parameters).
+		merged := Phase{Name: p.Name, Round: p.Round, Variant: p.Variant, StartedAt: start, Seconds: end.Sub(start).Seconds(), Requests: p.Requests}
 		var parts [][]*metrics.Snapshot
 		for _, r := range recs {
 			q := r.Phases[i]

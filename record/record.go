@@ -245,6 +245,10 @@ type Phase struct {
 	// on this machine. Absent where SERVER_METRICS_INTERVAL=0 or in records
 	// made before it.
 	Server []telemetry.Source `json:"server,omitempty"`
+	// Requests are the first requests of a query variant of the suite's
+	// own (a custom query), as the first client sent them, placeholders
+	// filled; absent for the families' queries.
+	Requests []string `json:"requests,omitempty"`
 }
 
 // Warmup is a phase's warm-up: how long it lasted and its operations.

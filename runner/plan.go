@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/queries"
@@ -39,12 +40,19 @@ type Plan struct {
 	Steps []PlanStep
 	// Notes say what the plan had to adjust (variant values capped).
 	Notes []string
+	// requests fills the variants' own requests (UseRequests); nil when
+	// none runs.
+	requests *adapters.Requests
 }
 
 // PlannedVariant is a query variant with its own query parameters.
 type PlannedVariant struct {
 	queries.Variant
 	Queries *queries.Generator
+	// Request is the variant's own request in the database's language
+	// (UseRequests), its placeholders not yet filled; empty: the family's
+	// query.
+	Request string
 }
 
 // NewPlan builds and validates the plan of a configuration.

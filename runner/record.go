@@ -53,7 +53,7 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 		rec.Steps = append(rec.Steps, st)
 	}
 	for _, p := range res.Phases {
-		ph := record.Phase{Name: p.Name, Round: p.Round, Variant: p.Variant, Clients: p.Clients, StartedAt: p.Started.UTC(), Seconds: p.Elapsed.Seconds(), Operations: p.Operations, Cut: p.Cut, Server: p.Server}
+		ph := record.Phase{Name: p.Name, Round: p.Round, Variant: p.Variant, Clients: p.Clients, StartedAt: p.Started.UTC(), Seconds: p.Elapsed.Seconds(), Operations: p.Operations, Cut: p.Cut, Server: p.Server, Requests: p.Requests}
 		if p.Warmup != nil {
 			ph.Warmup = &record.Warmup{Seconds: p.Warmup.Elapsed.Seconds(), Operations: p.Warmup.Operations}
 		}

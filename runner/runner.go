@@ -73,6 +73,9 @@ type Phase struct {
 	// Server is the telemetry sampled over the phase, its warm-up
 	// included (SERVER_METRICS_INTERVAL); nil when off.
 	Server []telemetry.Source
+	// Requests are the first of a variant's own requests, as the first
+	// client sent them; nil for the family's queries.
+	Requests []string
 }
 
 // Warmup is a phase's warm-up: its operations, kept apart from the
@@ -307,7 +310,11 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 		v := st.Variant
 		wk := work{name: "query", round: st.Round, variant: v.Name, queries: v.Queries, schedule: schedule{n: c.QueryLoop, one: int(v.Family)}, warm: st.Warmed(c)}
 		wk.names[int(v.Family)] = v.Name
-		if w.answerer != nil && w.ingestStored() {
+		if v.Request != "" {
+			wk.own = v
+		}
+		// A variant's own request has no model to check its answer by.
+		if w.answerer != nil && w.ingestStored() && wk.own == nil {
 			wk.check = &answerCheck{ans: w.answerer, gen: p.Generator, ratio: c.CheckAnswersRatio, seed: uint64(c.QuerySeed), wrong: w.wrong}
 		}
 		return w.phase(ctx, wk)
@@ -425,6 +432,9 @@ type work struct {
 	warm bool
 	// check is CHECK_ANSWERS in a query round; nil when not checked.
 	check *answerCheck
+	// own is the query round's variant when it sends a request of its own
+	// (UseRequests); nil: the family's query.
+	own *PlannedVariant
 }
 
 // schedule is the operation index of each of a client's n iterations:
@@ -471,6 +481,7 @@ func mixedWork(p *Plan) work {
 // client is one data client's state.
 type client struct {
 	id       int
+	sent     []string  // the first of a variant's own requests this client sent
 	start    time.Time // the phase's start, from which a schedule counts
 	p        *Plan
 	w        *work
@@ -610,7 +621,8 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 			warmParts = append(warmParts, cl.warmRec.Snapshots())
 		}
 	}
-	ph := Phase{Name: w.name, Round: w.round, Variant: w.variant, Clients: c.DataClients, Started: start, Elapsed: elapsed, Operations: orderOps(&w, metrics.Merge(parts...))}
+	ph := Phase{Name: w.name, Round: w.round, Variant: w.variant, Clients: c.DataClients, Started: start, Elapsed: elapsed, Operations: orderOps(&w, metrics.Merge(parts...)),
+		Requests: clients[0].sent}
 	if ws != nil {
 		// The phase is measured from the end of its warm-up; a warm-up
 		// that outlasted the phase leaves a measured part of no time.
@@ -847,6 +859,18 @@ func (cl *client) query(ctx context.Context, f queries.Family, due time.Time) {
 		cl.queries.SetRecent(cl.recent)
 	}
 	q := cl.queries.Next(f)
+	if v := cl.w.own; v != nil {
+		var err error
+		if q.Request, err = cl.p.fill(v, &q); err != nil {
+			// UseRequests filled the first query: not expected.
+			start := time.Now()
+			recordOp(cl.op(int(f), start), start, 0, waited(due, start), 0, err)
+			return
+		}
+		if cl.id == 0 && len(cl.sent) < sentRequests {
+			cl.sent = append(cl.sent, q.Request)
+		}
+	}
 	checked := cl.check != nil && cl.check.picks(cl.pick)
 	qctx, cancel := context.WithTimeout(ctx, time.Duration(c.ReadTimeoutMS)*time.Millisecond)
 	cl.response.Reset()

@@ -52,8 +52,14 @@ func Driver() adapters.Driver {
 		Address:     func(c *config.Config) []string { return baseURLs(c, options(c)) },
 		Check:       check,
 		Claim:       claim,
+		Requests:    ownRequests,
 		Open:        open,
 	}
+}
+
+// indexName is the index of a group's devices.
+func indexName(c *config.Config, group string) string {
+	return strings.ToLower(c.DBName + "-" + group)
 }
 
 // timeValue is Elasticsearch's time unit syntax, for index settings.
@@ -164,7 +170,7 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 	a.schema = p.Schema
 	c, o := a.cfg, a.opts
 	for _, g := range p.Schema.Groups {
-		a.indices = append(a.indices, strings.ToLower(c.DBName+"-"+g.Name))
+		a.indices = append(a.indices, indexName(c, g.Name))
 	}
 	if err := a.detect(ctx); err != nil {
 		a.client.CloseIdleConnections()

@@ -22,6 +22,9 @@ var aggregateDSL = map[string]string{"count": "value_count", "sum": "sum", "avg"
 // Query runs q and counts the value cells of its result, as every adapter
 // counts them (see package queries).
 func (a *Adapter) Query(ctx context.Context, q *queries.Query) (int64, error) {
+	if q.Request != "" {
+		return a.ownRequest(ctx, q)
+	}
 	n := int64(0)
 	err := a.run(ctx, q, func(string, string, int64, any) { n++ })
 	return n, err

@@ -59,10 +59,11 @@ func Driver() adapters.Driver {
 			}
 			return out
 		},
-		Keys:  Keys(),
-		Check: check,
-		Claim: claim,
-		Open:  open,
+		Keys:     Keys(),
+		Check:    check,
+		Claim:    claim,
+		Open:     open,
+		Requests: requests,
 	}
 }
 
@@ -209,10 +210,8 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 	if c.TableModel() {
 		a.openTables(pc)
 	}
-	for _, d := range p.Schema.Devices {
-		// root.<DB_NAME>.<group>[.<tag value>…].<device>
-		levels := append(append([]string{a.root, p.Schema.Groups[d.Group].Name}, d.Tags...), d.Name)
-		a.paths = append(a.paths, strings.Join(levels, "."))
+	for i := range p.Schema.Devices {
+		a.paths = append(a.paths, devicePath(c, p.Schema, &p.Schema.Devices[i]))
 	}
 	a.encodings = []int8{encTS2Diff}
 	for _, s := range p.Schema.Sensors {

@@ -51,9 +51,10 @@ func Driver() adapters.Driver {
 			release, err := claim(Path(c), c.BenchmarkCluster)
 			return release, "", err
 		},
-		Keys:  Keys(),
-		Check: check,
-		Open:  open,
+		Keys:     Keys(),
+		Check:    check,
+		Requests: requests,
+		Open:     open,
 	}
 }
 
@@ -434,6 +435,9 @@ func isNoTable(err error) bool { return err != nil && strings.Contains(err.Error
 
 // Query runs q and counts the value cells of its result.
 func (a *Adapter) Query(ctx context.Context, q *queries.Query) (int64, error) {
+	if q.Request != "" {
+		return a.ownRequest(ctx, q)
+	}
 	var n int64
 	err := a.run(ctx, q, func(_ *generator.Device, _ int, _ int64, v any) {
 		if v != nil {

@@ -113,3 +113,11 @@ func TestClaimIsExclusive(t *testing.T) {
 	}
 	again()
 }
+
+// TestOwnRequests: a suite's own SQL request that is Q4's statement answers
+// Q4's points, through the binary (adaptertest.OwnRequests).
+func TestOwnRequests(t *testing.T) {
+	adaptertest.OwnRequests{Dir: filepath.Join("..", ".."), Config: "config.properties", Language: "sqlite",
+		Sets:    []string{"LOOP=20", "QUERY_LOOP=6", "QUERY_SENSOR_NUM=1", "QUERY_DEVICE_NUM=2", "QUERY_AGGREGATE_FUN=max_value", "QUERY_ROUNDS=2"},
+		Request: "SELECT device, {aggregate}({sensor}) FROM {table} WHERE device IN ({devices}) AND ts >= {start} AND ts <= {end} GROUP BY device"}.Run(t)
+}

@@ -224,6 +224,9 @@ func prepare(path string, sets []string) (*config.Loaded, *adapters.Driver, *run
 	if err != nil {
 		return nil, nil, nil, usageError(err)
 	}
+	if err := plan.UseRequests(drv); err != nil {
+		return nil, nil, nil, usageError(err)
+	}
 	return l, drv, plan, nil
 }
 
@@ -358,6 +361,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	fmt.Fprintln(human, size)
 	if rf.dryRun {
 		plan.Describe(human)
+		plan.DescribeRequests(human)
 		if tooBig != nil {
 			// The plan is shown, and the refusal the run would give.
 			return usageError(tooBig)

@@ -162,6 +162,7 @@ type Config struct {
 	ResultRowLimit      int64     // RESULT_ROW_LIMIT
 
 	// tsbench additions.
+	FilePath          string  // FILE_PATH: a data set to replay, or empty
 	ResultsDir        string  // RESULTS_DIR
 	ResultsStore      string  // RESULTS_STORE: a store's URL, or empty
 	Verify            bool    // VERIFY

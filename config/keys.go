@@ -316,7 +316,7 @@ var operationNames, defaultProportion = func() (string, string) {
 // did the same work.
 var nonWorkload = map[string]bool{
 	"DB_SWITCH": true, "HOST": true, "PORT": true, "USERNAME": true, "PASSWORD": true,
-	"RESULTS_DIR": true, "RESULTS_STORE": true, "VERIFY": true, "CHECK_ANSWERS": true, "CHECK_ANSWERS_RATIO": true, "SERVER_METRICS_INTERVAL": true, "MAX_ERROR_RATE": true, "LOG_PRINT_INTERVAL": true,
+	"RESULTS_DIR": true, "RESULTS_STORE": true, "FILE_PATH": true, "VERIFY": true, "CHECK_ANSWERS": true, "CHECK_ANSWERS_RATIO": true, "SERVER_METRICS_INTERVAL": true, "MAX_ERROR_RATE": true, "LOG_PRINT_INTERVAL": true,
 	"WRITE_OPERATION_TIMEOUT_MS": true, "READ_OPERATION_TIMEOUT_MS": true, "INIT_WAIT_TIME": true,
 	"IS_DELETE_DATA": true, "CREATE_SCHEMA": true, "TEST_MAX_TIME": true, "BENCHMARK_WORK_MODE": true,
 }
@@ -442,6 +442,7 @@ func SharedKeys() []Key {
 		intKey("BENCHMARK_INSTANCES", GroupOther, "1", 1, 1<<20, "≥ 1", "With BENCHMARK_CLUSTER, how many instances run the workload together, each on its own devices: the run record carries it, so that `bench merge` knows when it has every instance and `bench verify` counts every instance's devices.", func(c *Config) *int { return &c.BenchmarkInstances }),
 		intKey("LOG_PRINT_INTERVAL", GroupOther, "5", 1, 3600, "1..3600 s", "Seconds between progress lines when output is not a terminal.", func(c *Config) *int { return &c.LogPrintInterval }),
 
+		stringKey("FILE_PATH", GroupDataMode, "", "A data set to write instead of generating the data: a folder in iot-benchmark's data-set layout (schema.txt, a folder a device), as `bench generate` writes it for this configuration or iot-benchmark's generateDataMode wrote it. Its schema must be the workload's (devices, sensors, types); its batches are sent as they are. Empty: the data are generated as they are sent.", func(c *Config) *string { return &c.FilePath }),
 		stringKey("RESULTS_DIR", GroupTSBench, "results", "Folder of run records (`<id>.json`).", func(c *Config) *string { return &c.ResultsDir }),
 		in(GroupTSBench, Custom("RESULTS_STORE", "", "empty, iotdb://[USER:PASSWORD@]HOST:PORT[/root.PATH] or http[s]://[USER:PASSWORD@]HOST:PORT[/INDEX]",
 			"After each run, export its values into this metrics store, as `bench export RUN --to` does: IoTDB, or Elasticsearch and OpenSearch (docs/weekly-regression.md). A store that cannot be reached is a warning; the run's record is saved either way. Never printed or saved (it may hold a password). Empty: no export.",

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/dataset"
 	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/queries"
 )
@@ -43,6 +44,13 @@ type Plan struct {
 	// requests fills the variants' own requests (UseRequests); nil when
 	// none runs.
 	requests *adapters.Requests
+	// Data is FILE_PATH's data set, whose files the writes send instead of
+	// generated batches; nil: generated. DataSet is "" when its files are
+	// this workload's generated points, else their id (dataset.Identity).
+	Data     *dataset.Set
+	DataSet  string
+	dataErr  *dataErr
+	dataNote string // what the run says of the data set, printed and recorded
 }
 
 // PlannedVariant is a query variant with its own query parameters.
@@ -74,6 +82,9 @@ func NewPlan(c *config.Config) (*Plan, error) {
 		p.DataRows = c.Loop * int64(c.BatchSize)
 	}
 	p.Generator = generator.New(s, c, p.RowsPerDevice)
+	if err := p.openData(); err != nil {
+		return nil, err
+	}
 	params := queries.ParamsOf(c)
 	if p.Queries, err = queries.New(s, params, p.DataRows); err != nil {
 		return nil, err
@@ -327,6 +338,9 @@ func (p *Plan) Describe(w io.Writer) {
 			share = fmt.Sprintf("%g%% of the queries, chosen by QUERY_SEED", 100*c.CheckAnswersRatio)
 		}
 		fmt.Fprintf(w, "Answers: %s of the query rounds checked against the model of the workload after its latency is taken (CHECK_ANSWERS)\n", share)
+	}
+	if p.Data != nil {
+		fmt.Fprintf(w, "Data: the files of FILE_PATH=%s are sent as they are, not generated\n", c.FilePath)
 	}
 	if p.RowsPerDevice > 0 {
 		per := ""

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/tsbench/tsbench/adapters"
@@ -16,6 +17,13 @@ import (
 func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label string, runErr error) *record.Record {
 	c := l.Config
 	vals := c.Values()
+	keys := slices.Clone(c.WorkloadKeys())
+	if res.DataSet != "" {
+		// Files that are not this workload's generated points: the run
+		// compares only with runs of the same files.
+		vals[DataSetKey] = res.DataSet
+		keys = append(keys, DataSetKey)
+	}
 	rec := &record.Record{
 		SchemaVersion: record.SchemaVersion,
 		ID:            record.NewID(res.Started, label),
@@ -26,8 +34,8 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 		Target:        record.Target{DB: drv.Name, Version: res.ServerVersion, Build: res.ServerBuild, Wire: res.Wire, Documents: drv.Documents},
 		StartedAt:     res.Started.UTC(),
 		FinishedAt:    res.Finished.UTC(),
-		Fingerprint:   config.Fingerprint(vals, c.WorkloadKeys()),
-		WorkloadKeys:  c.WorkloadKeys(),
+		Fingerprint:   config.Fingerprint(vals, keys),
+		WorkloadKeys:  keys,
 		Config:        vals,
 		Notes:         append(append([]string(nil), l.Notes...), res.Notes...),
 		Warnings:      l.Warnings,

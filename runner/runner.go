@@ -114,6 +114,10 @@ type Result struct {
 	// Stopped says why the run ended before its plan was done (a signal, a
 	// failed step); nil for a complete run.
 	Stopped error
+	// DataSet is the id of FILE_PATH's files when they are not the
+	// workload's generated points (Plan.DataSet); the record's fingerprint
+	// holds it as DATA_SET.
+	DataSet string
 	// Notes are facts of the run a reader must know (a phase that
 	// TEST_MAX_TIME ended early).
 	Notes []string
@@ -146,8 +150,11 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 		opts.Progress = io.Discard
 	}
 	c := p.Config
-	res := &Result{Started: time.Now()}
+	res := &Result{Started: time.Now(), DataSet: p.DataSet}
 	defer func() { res.Finished = time.Now() }()
+	if p.Data != nil {
+		res.Notes = append(res.Notes, p.dataNote)
+	}
 
 	openCtx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
 	a, err := drv.Open(openCtx, adapters.Params{Config: c, Schema: p.Schema})
@@ -406,6 +413,10 @@ func (w *walker) phase(ctx context.Context, wk work) bool {
 		w.res.Stopped = fmt.Errorf("interrupted: %w", context.Cause(ctx))
 		return false
 	}
+	if err := w.p.dataFailed(); err != nil {
+		w.res.Stopped = err
+		return false
+	}
 	return true
 }
 
@@ -414,7 +425,7 @@ func (w *walker) phase(ctx context.Context, wk work) bool {
 type sharedDevices struct {
 	next    atomic.Int64
 	devices []int
-	streams []*generator.Stream
+	streams []batches
 	locks   []sync.Mutex
 }
 
@@ -492,7 +503,7 @@ type client struct {
 	batches  []*generator.Batch // DEVICE_NUM_PER_WRITE of them, reused
 	filled   []*generator.Batch // the batches of the request in flight
 	multi    adapters.MultiWriter
-	streams  []*generator.Stream // bound mode: the client's written devices
+	streams  []batches // bound mode: the client's written devices
 	shared   *sharedDevices
 	share    int           // unbound mode: batches per write operation
 	done     *atomic.Int64 // operations finished, all clients
@@ -536,7 +547,7 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 		for _, d := range p.Schema.Canonical {
 			if p.Schema.Devices[d].Written {
 				shared.devices = append(shared.devices, d)
-				shared.streams = append(shared.streams, p.Generator.NewStream(d))
+				shared.streams = append(shared.streams, p.stream(d))
 			}
 		}
 		shared.locks = make([]sync.Mutex, len(shared.devices))
@@ -564,7 +575,7 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 		cl.multi, _ = a.(adapters.MultiWriter)
 		for _, d := range p.Clients[k] {
 			if p.Schema.Devices[d].Written {
-				cl.streams = append(cl.streams, p.Generator.NewStream(d))
+				cl.streams = append(cl.streams, p.stream(d))
 				cl.share++
 			}
 		}

@@ -61,3 +61,13 @@ func TestAggValues(t *testing.T) {
 		t.Fatalf("%d values, want 2 (d_0's max and its median)", n)
 	}
 }
+
+// TestReplay: bench generate's files replayed with FILE_PATH into
+// Elasticsearch pass VERIFY and CHECK_ANSWERS as the generated run does
+// (adaptertest.Replay).
+func TestReplay(t *testing.T) {
+	host, port := server(t, "TSBENCH_ES", "scripts/elasticsearch start")
+	adaptertest.Replay{Dir: filepath.Join("..", ".."), Config: "examples/elasticsearch.properties",
+		Sets: []string{"HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_replay", "GROUP_NUMBER=2", "DEVICE_NUMBER=4", "SENSOR_NUMBER=6", "DATA_CLIENT_NUMBER=2",
+			"QUERY_SENSOR_NUM=2", "QUERY_DEVICE_NUM=2", "LOOP=20", "QUERY_LOOP=4", "QUERY_ROUNDS=1"}}.Run(t)
+}

@@ -26,3 +26,19 @@ func TestOwnRequests(t *testing.T) {
 			Request: "SELECT device_id, {aggregate}({sensor}) FROM {table} WHERE device_id IN ({devices}) AND time >= {start} AND time <= {end} GROUP BY device_id"}.Run(t)
 	})
 }
+
+// TestReplay: bench generate's files replayed with FILE_PATH into IoTDB,
+// tree and table model, every type, pass VERIFY and CHECK_ANSWERS as the
+// generated run does (adaptertest.Replay).
+func TestReplay(t *testing.T) {
+	host, port := server(t)
+	small := []string{"HOST=" + host, "PORT=" + port, "GROUP_NUMBER=2", "DEVICE_NUMBER=4", "SENSOR_NUMBER=10", "DATA_CLIENT_NUMBER=2", "QUERY_SENSOR_NUM=2", "LOOP=20", "QUERY_LOOP=4",
+		"QUERY_ROUNDS=1", "INIT_WAIT_TIME=1000", "INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:1:1:1:0"}
+	t.Run("tree", func(t *testing.T) {
+		adaptertest.Replay{Dir: filepath.Join("..", ".."), Config: "examples/iotdb.properties", Sets: append([]string{"DB_NAME=tsbench_replay"}, small...)}.Run(t)
+	})
+	t.Run("table", func(t *testing.T) {
+		adaptertest.Replay{Dir: filepath.Join("..", ".."), Config: "examples/iotdb-table.properties",
+			Sets: append([]string{"DB_NAME=tsbench_replay_table", "IOTDB_TABLE_NUMBER=2"}, small...)}.Run(t)
+	})
+}

@@ -121,3 +121,10 @@ func TestOwnRequests(t *testing.T) {
 		Sets:    []string{"LOOP=20", "QUERY_LOOP=6", "QUERY_SENSOR_NUM=1", "QUERY_DEVICE_NUM=2", "QUERY_AGGREGATE_FUN=max_value", "QUERY_ROUNDS=2"},
 		Request: "SELECT device, {aggregate}({sensor}) FROM {table} WHERE device IN ({devices}) AND ts >= {start} AND ts <= {end} GROUP BY device"}.Run(t)
 }
+
+// TestReplay: bench generate's files replayed with FILE_PATH pass VERIFY
+// and CHECK_ANSWERS as the generated run does (adaptertest.Replay).
+func TestReplay(t *testing.T) {
+	adaptertest.Replay{Dir: filepath.Join("..", ".."), Config: "config.properties",
+		Sets: []string{"LOOP=20", "QUERY_ROUNDS=1", "QUERY_LOOP=4", "INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:1:1:1:1:0"}}.Run(t)
+}

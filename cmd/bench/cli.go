@@ -183,7 +183,7 @@ an internal error (a bug in tsbench: please report it).`,
 		},
 	}
 	addRunFlags(run, &rf2)
-	root.AddCommand(run, newShow(stdout, stderr), newReport(stdout, stderr), newList(stdout, stderr), newCompare(stdout, stderr), newHistory(stdout, stderr), newExport(ctx, stdout, stderr), newVerify(ctx, stdout, stderr), newMerge(stdout, stderr), newClean(ctx, stdout, stderr), newVersion(stdout), newServer(ctx, stdout, stderr), newRoutine(ctx, stdout, stderr))
+	root.AddCommand(run, newShow(stdout, stderr), newReport(stdout, stderr), newList(stdout, stderr), newCompare(stdout, stderr), newHistory(stdout, stderr), newExport(ctx, stdout, stderr), newVerify(ctx, stdout, stderr), newMerge(stdout, stderr), newClean(ctx, stdout, stderr), newGenerate(ctx, stdout, stderr), newVersion(stdout), newServer(ctx, stdout, stderr), newRoutine(ctx, stdout, stderr))
 	return root
 }
 

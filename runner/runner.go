@@ -871,6 +871,7 @@ func (cl *client) query(ctx context.Context, f queries.Family, due time.Time) {
 	}
 	q := cl.queries.Next(f)
 	if v := cl.w.own; v != nil {
+		q.Variant = v.Name // its errors name the variant, not the family
 		var err error
 		if q.Request, err = cl.p.fill(v, &q); err != nil {
 			// UseRequests filled the first query: not expected.

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/corpus"
 	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/queries"
 	"github.com/tsbench/tsbench/telemetry"
@@ -46,6 +47,20 @@ type PartialWriteError struct {
 
 func (e *PartialWriteError) Error() string { return e.Err.Error() }
 func (e *PartialWriteError) Unwrap() error { return e.Err }
+
+// DocumentWriter is a document database's ingest of a track's documents
+// (TRACK_PATH, package corpus): with Params.Track its Cleanup and
+// CreateSchema act on the track's indices (their bodies, its pipelines)
+// instead of the generated rows' layout.
+type DocumentWriter interface {
+	// WriteDocuments sends docs, a JSON document each, to index in one
+	// request, as they are. A request whose documents failed one by one is
+	// a PartialWriteError counting documents.
+	WriteDocuments(ctx context.Context, index string, docs [][]byte) error
+	// CountDocuments counts what index holds, once earlier writes can be
+	// read.
+	CountDocuments(ctx context.Context, index string) (int64, error)
+}
 
 // Flusher persists buffered writes (IoTDB FLUSH, SQLite WAL checkpoint).
 type Flusher interface {
@@ -152,6 +167,8 @@ type Wirer interface {
 type Params struct {
 	Config *config.Config
 	Schema *generator.Schema
+	// Track is TRACK_PATH's documents, for a DocumentWriter; nil: rows.
+	Track *corpus.Track
 	// Existing asks for a database that already exists: an embedded one
 	// must not be created (bench verify of a file that is not there).
 	Existing bool

@@ -163,6 +163,9 @@ type Config struct {
 
 	// tsbench additions.
 	FilePath          string  // FILE_PATH: a data set to replay, or empty
+	TrackPath         string  // TRACK_PATH: a Rally track or a documents file, or empty
+	TrackChallenge    string  // TRACK_CHALLENGE
+	TrackIndexBody    string  // TRACK_INDEX_BODY
 	ResultsDir        string  // RESULTS_DIR
 	ResultsStore      string  // RESULTS_STORE: a store's URL, or empty
 	Verify            bool    // VERIFY

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -60,4 +61,29 @@ func SortedNames(m map[string]string) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// Adopt gives a shared key the configuration leaves at its default the
+// value another source of the workload names (a Rally track's bulk-size
+// for BATCH_SIZE_PER_WRITE), parsed and checked as the key's own, so that
+// the dump, the record and the fingerprint show what the run used. A key
+// the configuration gives keeps its value: Adopt reports false.
+func (c *Config) Adopt(name, value string) (bool, error) {
+	if c.Given[name] {
+		return false, nil
+	}
+	for _, k := range c.keys {
+		if k.Name != name {
+			continue
+		}
+		if c.driver != nil && slices.ContainsFunc(c.driver.Keys, func(k Key) bool { return k.Name == name }) {
+			return false, fmt.Errorf("%s is %s's key, not a shared one", name, c.driver.Owner)
+		}
+		if err := k.parse(c, value); err != nil {
+			return false, &Error{Key: name, Value: value, Msg: err.Error(), Valid: k.Valid}
+		}
+		c.values[name] = value
+		return true, nil
+	}
+	return false, fmt.Errorf("no key %s", name)
 }

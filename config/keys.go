@@ -316,7 +316,7 @@ var operationNames, defaultProportion = func() (string, string) {
 // did the same work.
 var nonWorkload = map[string]bool{
 	"DB_SWITCH": true, "HOST": true, "PORT": true, "USERNAME": true, "PASSWORD": true,
-	"RESULTS_DIR": true, "RESULTS_STORE": true, "FILE_PATH": true, "VERIFY": true, "CHECK_ANSWERS": true, "CHECK_ANSWERS_RATIO": true, "SERVER_METRICS_INTERVAL": true, "MAX_ERROR_RATE": true, "LOG_PRINT_INTERVAL": true,
+	"RESULTS_DIR": true, "RESULTS_STORE": true, "FILE_PATH": true, "TRACK_PATH": true, "TRACK_CHALLENGE": true, "TRACK_INDEX_BODY": true, "VERIFY": true, "CHECK_ANSWERS": true, "CHECK_ANSWERS_RATIO": true, "SERVER_METRICS_INTERVAL": true, "MAX_ERROR_RATE": true, "LOG_PRINT_INTERVAL": true,
 	"WRITE_OPERATION_TIMEOUT_MS": true, "READ_OPERATION_TIMEOUT_MS": true, "INIT_WAIT_TIME": true,
 	"IS_DELETE_DATA": true, "CREATE_SCHEMA": true, "TEST_MAX_TIME": true, "BENCHMARK_WORK_MODE": true,
 }
@@ -443,6 +443,9 @@ func SharedKeys() []Key {
 		intKey("LOG_PRINT_INTERVAL", GroupOther, "5", 1, 3600, "1..3600 s", "Seconds between progress lines when output is not a terminal.", func(c *Config) *int { return &c.LogPrintInterval }),
 
 		stringKey("FILE_PATH", GroupDataMode, "", "A data set to write instead of generating the data: a folder in iot-benchmark's data-set layout (schema.txt, a folder a device), as `bench generate` writes it for this configuration or iot-benchmark's generateDataMode wrote it. Its schema must be the workload's (devices, sensors, types); its batches are sent as they are. Empty: the data are generated as they are sent.", func(c *Config) *string { return &c.FilePath }),
+		stringKey("TRACK_PATH", GroupDataMode, "", "Documents to ingest instead of the generated rows, for a document database (Elasticsearch, OpenSearch): a Rally track (its folder or its track.json: the indices and their body files, the corpora's documents files, plain, .bz2 or .gz, decompressed once beside them as Rally does, the bulk task's bulk-size, clients, pipeline, ingest-percentage and corpora, the pipelines of put-pipeline), or a file of documents, a JSON document a line, for one index named DB_NAME. BATCH_SIZE_PER_WRITE is the documents a bulk and CLIENT_NUMBER the clients, where the configuration gives them; else the track's. The ingest ends when the documents are sent; VERIFY counts each index's documents. Jinja templating is refused (docs/compat.md lists what a track may hold). Empty: the generated rows.", func(c *Config) *string { return &c.TrackPath }),
+		stringKey("TRACK_CHALLENGE", GroupDataMode, "", "The challenge of TRACK_PATH's track whose bulk task is run. Empty: the track's default challenge, or its only one.", func(c *Config) *string { return &c.TrackChallenge }),
+		stringKey("TRACK_INDEX_BODY", GroupDataMode, "", "With TRACK_PATH a file of documents: the file holding the index's body (settings and mappings, as PUT /index takes it). Empty: the server's defaults.", func(c *Config) *string { return &c.TrackIndexBody }),
 		stringKey("RESULTS_DIR", GroupTSBench, "results", "Folder of run records (`<id>.json`).", func(c *Config) *string { return &c.ResultsDir }),
 		in(GroupTSBench, Custom("RESULTS_STORE", "", "empty, iotdb://[USER:PASSWORD@]HOST:PORT[/root.PATH] or http[s]://[USER:PASSWORD@]HOST:PORT[/INDEX]",
 			"After each run, export its values into this metrics store, as `bench export RUN --to` does: IoTDB, or Elasticsearch and OpenSearch (docs/weekly-regression.md). A store that cannot be reached is a warning; the run's record is saved either way. Never printed or saved (it may hold a password). Empty: no export.",

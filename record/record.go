@@ -324,6 +324,18 @@ type Verify struct {
 	Expected   int64      `json:"expected_points"`
 	Found      int64      `json:"found_points"`
 	Mismatches []Mismatch `json:"mismatches,omitempty"`
+	// Documents says the counts are indices' documents (a run of a
+	// track): Devices counts indices, the points are documents.
+	Documents bool `json:"documents,omitempty"`
+}
+
+// Words are what a verify counted: ("device", "devices", "points"), or
+// for a track's run ("index", "indices", "documents").
+func (v *Verify) Words() (one, many, unit string) {
+	if v.Documents {
+		return "index", "indices", "documents"
+	}
+	return "device", "devices", "points"
 }
 
 // OK reports whether every device held what was written.
@@ -345,15 +357,16 @@ func (v *Verify) Summary() string {
 			differ++
 		}
 	}
+	one, many, unit := v.Words()
 	var parts []string
 	if differ > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d devices hold other point counts than the workload writes", differ, v.Devices))
+		parts = append(parts, fmt.Sprintf("%d of %d %s hold other %s counts than the workload writes", differ, v.Devices, many, strings.TrimSuffix(unit, "s")))
 	}
 	if uncounted > 0 {
-		parts = append(parts, fmt.Sprintf("could not verify %d of %d devices: their count failed (first: %s)", uncounted, v.Devices, first))
+		parts = append(parts, fmt.Sprintf("could not verify %d of %d %s: their count failed (first: %s)", uncounted, v.Devices, many, first))
 	}
 	if len(parts) == 0 {
-		return "every device holds exactly the points the workload writes"
+		return fmt.Sprintf("every %s holds exactly the %s the workload writes", one, unit)
 	}
 	return strings.Join(parts, "; ")
 }

@@ -251,11 +251,12 @@ func RunTables(rec *record.Record) []Table {
 		out = append(out, t)
 	}
 	if rec.Verify != nil {
-		v := Table{Title: "Verify", Header: []string{"Device", "expected", "found", "error"}}
+		one, many, _ := rec.Verify.Words()
+		v := Table{Title: "Verify", Header: []string{strings.ToUpper(one[:1]) + one[1:], "expected", "found", "error"}}
 		for _, m := range rec.Verify.Mismatches {
 			v.Rows = append(v.Rows, []string{m.Device, itoa(m.Expected), itoa(m.Found), m.Error})
 		}
-		v.Rows = append(v.Rows, []string{fmt.Sprintf("all %d devices", rec.Verify.Devices), itoa(rec.Verify.Expected), itoa(rec.Verify.Found), ""})
+		v.Rows = append(v.Rows, []string{fmt.Sprintf("all %d %s", rec.Verify.Devices, many), itoa(rec.Verify.Expected), itoa(rec.Verify.Found), ""})
 		v.Notes = []string{"Verify: " + rec.Verify.Summary() + "."}
 		out = append(out, v)
 	}

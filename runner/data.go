@@ -93,5 +93,8 @@ func (p *Plan) dataFailed() error {
 	if p.dataErr == nil || p.dataErr.err == nil {
 		return nil
 	}
+	if p.Track != nil {
+		return fmt.Errorf("TRACK_PATH=%s: %w", p.Config.TrackPath, p.dataErr.err)
+	}
 	return fmt.Errorf("FILE_PATH=%s: %w", p.Config.FilePath, p.dataErr.err)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/corpus"
 	"github.com/tsbench/tsbench/dataset"
 	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/queries"
@@ -51,6 +52,11 @@ type Plan struct {
 	DataSet  string
 	dataErr  *dataErr
 	dataNote string // what the run says of the data set, printed and recorded
+	// Track is TRACK_PATH's documents, which the ingest sends instead of
+	// rows (corpus.go); nil: rows. TrackID is their identity, once
+	// PrepareTrack has read them.
+	Track   *corpus.Track
+	TrackID string
 }
 
 // PlannedVariant is a query variant with its own query parameters.
@@ -65,11 +71,18 @@ type PlannedVariant struct {
 
 // NewPlan builds and validates the plan of a configuration.
 func NewPlan(c *config.Config) (*Plan, error) {
+	track, notes, err := loadTrack(c)
+	if err != nil {
+		return nil, err
+	}
 	s, err := generator.NewSchema(c)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Config: c, Schema: s, Clients: s.ClientDevices(c.DataClients)}
+	p := &Plan{Config: c, Schema: s, Clients: s.ClientDevices(c.DataClients), Track: track, Notes: notes}
+	if track != nil {
+		p.dataErr = &dataErr{}
+	}
 	if err := p.checkDevicesPerWrite(); err != nil {
 		return nil, err
 	}
@@ -308,8 +321,12 @@ func (p *Plan) pacing() string {
 // Describe prints the plan for --dry-run.
 func (p *Plan) Describe(w io.Writer) {
 	c := p.Config
-	fmt.Fprintf(w, "Plan: %d clients × LOOP %d operations, %d devices (%d written) in %d groups × %d sensors\n",
-		c.DataClients, c.Loop, len(p.Schema.Devices), p.Schema.WrittenDevices(), len(p.Schema.Groups), len(p.Schema.Sensors))
+	if p.Track != nil {
+		fmt.Fprintf(w, "Plan: %d clients send a track's documents, each its share of every file, until they are sent\n", c.DataClients)
+	} else {
+		fmt.Fprintf(w, "Plan: %d clients × LOOP %d operations, %d devices (%d written) in %d groups × %d sensors\n",
+			c.DataClients, c.Loop, len(p.Schema.Devices), p.Schema.WrittenDevices(), len(p.Schema.Groups), len(p.Schema.Sensors))
+	}
 	var parts []string
 	for i, n := range p.Counts {
 		if n > 0 {
@@ -318,7 +335,7 @@ func (p *Plan) Describe(w io.Writer) {
 	}
 	if c.Rounds() {
 		fmt.Fprintf(w, "Query rounds: %d, %d variants × QUERY_LOOP %d queries per client each\n", c.QueryRounds, len(p.Variants), c.QueryLoop)
-	} else {
+	} else if p.Track == nil {
 		fmt.Fprintf(w, "Each client's operations: %s\n", strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(w, "Steps:")
@@ -341,6 +358,10 @@ func (p *Plan) Describe(w io.Writer) {
 	}
 	if p.Data != nil {
 		fmt.Fprintf(w, "Data: the files of FILE_PATH=%s are sent as they are, not generated\n", c.FilePath)
+	}
+	if p.Track != nil {
+		p.describeTrack(w)
+		return
 	}
 	if p.RowsPerDevice > 0 {
 		per := ""

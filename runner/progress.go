@@ -17,7 +17,7 @@ type progress struct {
 	wg       sync.WaitGroup
 }
 
-func startProgress(opts Options, phase string, total int64, done, points *atomic.Int64, start time.Time, every time.Duration) *progress {
+func startProgress(opts Options, phase, unit string, total int64, done, points *atomic.Int64, start time.Time, every time.Duration) *progress {
 	p := &progress{quit: make(chan struct{})}
 	if total <= 0 {
 		return p
@@ -66,8 +66,8 @@ func startProgress(opts Options, phase string, total int64, done, points *atomic
 				// Steps, not the Result Matrix's operations: a client's write
 				// step sends a batch to each of its devices, which the matrix
 				// counts one operation each; the points are the matrix's.
-				fmt.Fprintf(opts.Progress, "%s: %.1f%% (%d/%d client steps), %d points written, %.0f s elapsed, ETA %s\n",
-					phase, 100*float64(d)/float64(total), d, total, points.Load(), el.Seconds(), eta)
+				fmt.Fprintf(opts.Progress, "%s: %.1f%% (%d/%d %s), %d points written, %.0f s elapsed, ETA %s\n",
+					phase, 100*float64(d)/float64(total), d, total, unit, points.Load(), el.Seconds(), eta)
 			}
 		}
 	}()

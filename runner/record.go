@@ -24,6 +24,10 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 		vals[DataSetKey] = res.DataSet
 		keys = append(keys, DataSetKey)
 	}
+	if res.Track != "" {
+		vals[TrackKey] = res.Track
+		keys = append(keys, TrackKey)
+	}
 	rec := &record.Record{
 		SchemaVersion: record.SchemaVersion,
 		ID:            record.NewID(res.Started, label),
@@ -103,6 +107,7 @@ func instanceOf(c *config.Config) *record.Instance {
 func VerifyRecord(counts []DeviceCount) *record.Verify {
 	v := &record.Verify{Devices: len(counts)}
 	for _, d := range counts {
+		v.Documents = v.Documents || d.Documents
 		v.Expected += d.Expected
 		v.Found += d.Found
 		if d.Err != nil || d.Found != d.Expected {

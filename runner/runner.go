@@ -91,6 +91,9 @@ type DeviceCount struct {
 	Expected int64
 	Found    int64
 	Err      error
+	// Documents says the count is an index's documents (a track's run,
+	// VerifyTrack): Device names the index.
+	Documents bool
 }
 
 // Result is what a run did, also when it stopped early.
@@ -118,6 +121,9 @@ type Result struct {
 	// workload's generated points (Plan.DataSet); the record's fingerprint
 	// holds it as DATA_SET.
 	DataSet string
+	// Track is the identity of TRACK_PATH's documents (Plan.TrackID); the
+	// record's fingerprint holds it as TrackKey.
+	Track string
 	// Notes are facts of the run a reader must know (a phase that
 	// TEST_MAX_TIME ended early).
 	Notes []string
@@ -157,12 +163,18 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 	}
 
 	openCtx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
-	a, err := drv.Open(openCtx, adapters.Params{Config: c, Schema: p.Schema})
+	a, err := drv.Open(openCtx, adapters.Params{Config: c, Schema: p.Schema, Track: p.Track})
 	cancel()
 	if err != nil {
 		return res, fmt.Errorf("%w %s: %w", ErrConnect, drv.Name, err)
 	}
 	defer a.Close()
+	if p.Track != nil {
+		if _, ok := a.(adapters.DocumentWriter); !ok || p.TrackID == "" {
+			return res, fmt.Errorf("TRACK_PATH: %s writes no documents, or the track was not prepared (Plan.PrepareTrack)", drv.Name)
+		}
+		res.Track = p.TrackID
+	}
 	if v, ok := a.(adapters.Versioner); ok {
 		vctx, cancel := context.WithTimeout(ctx, time.Duration(c.ReadTimeoutMS)*time.Millisecond)
 		res.ServerVersion, err = v.ServerVersion(vctx)
@@ -340,7 +352,11 @@ func (w *walker) do(ctx context.Context, st PlanStep) bool {
 			}
 		}
 		return w.step(ctx, "verify", skip, func(ctx context.Context) error {
-			res.Verify = Verify(ctx, p, cnt)
+			if dw, ok := w.a.(adapters.DocumentWriter); ok && p.Track != nil {
+				res.Verify = VerifyTrack(ctx, p, dw)
+			} else {
+				res.Verify = Verify(ctx, p, cnt)
+			}
 			// A count that failed proves nothing either way: the step says
 			// so instead of "ok" beside devices that seem to differ.
 			failed, first := 0, error(nil)
@@ -591,11 +607,14 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 		}
 		clients[k] = cl
 	}
-	total := int64(c.DataClients) * w.schedule.n
+	total, unit := int64(c.DataClients)*w.schedule.n, "client steps"
+	if p.Track != nil {
+		total, unit = p.Track.Documents(), "documents"
+	}
 	if opts.Announce && !opts.Terminal {
 		fmt.Fprintf(opts.Progress, "%s...\n", name)
 	}
-	prog := startProgress(opts, name, total, &done, &points, start, time.Duration(c.LogPrintInterval)*time.Second)
+	prog := startProgress(opts, name, unit, total, &done, &points, start, time.Duration(c.LogPrintInterval)*time.Second)
 	// A panic in a client (an adapter's bug) would end the process from
 	// its goroutine with Go's status 2, read as bad usage: it stops the
 	// other clients' new operations and is raised again here, on the
@@ -686,6 +705,11 @@ func orderOps(w *work, merged []*metrics.Snapshot) []*metrics.Snapshot {
 }
 
 func (cl *client) run(ctx, limit context.Context) {
+	if cl.p.Track != nil {
+		// loadTrack refuses queries: the phase is the documents' ingest.
+		cl.ingestDocs(ctx, limit)
+		return
+	}
 	c := cl.p.Config
 	ctx, cl.response = adapters.WithResponseClock(ctx)
 	sched := cl.w.schedule
@@ -972,7 +996,7 @@ func Clean(ctx context.Context, p *Plan, drv *adapters.Driver, cleaned func(wait
 	c := p.Config
 	octx, cancel := context.WithTimeout(ctx, time.Duration(c.WriteTimeoutMS)*time.Millisecond)
 	defer cancel()
-	a, err := drv.Open(octx, adapters.Params{Config: c, Schema: p.Schema})
+	a, err := drv.Open(octx, adapters.Params{Config: c, Schema: p.Schema, Track: p.Track})
 	if err != nil {
 		return fmt.Errorf("%w %s: %w", ErrConnect, drv.Name, err)
 	}

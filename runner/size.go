@@ -11,6 +11,9 @@ import (
 // after an hour, it costs the hour and fills the disk. The line is returned
 // with the refusal, for a dry run that shows both.
 func SizeCheck(drv *adapters.Driver, p *Plan) (string, error) {
+	if p.Track != nil {
+		return p.trackSize(), nil
+	}
 	points := p.Size()
 	if points == 0 {
 		return "Size: this run writes nothing", nil

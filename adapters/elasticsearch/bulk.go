@@ -3,7 +3,6 @@ package elasticsearch
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -45,37 +44,12 @@ func (a *Adapter) getBuf() *[]byte {
 
 // bulkError reads the failed items of a bulk answer.
 func bulkError(b *generator.Batch, data []byte) error {
-	var res struct {
-		Errors bool `json:"errors"`
-		Items  []map[string]struct {
-			Status int `json:"status"`
-			Error  struct {
-				Type   string `json:"type"`
-				Reason string `json:"reason"`
-			} `json:"error"`
-		} `json:"items"`
-	}
-	if err := json.Unmarshal(data, &res); err != nil {
+	failed, first, err := failedItems(data)
+	if err != nil {
 		return fmt.Errorf("bulk of %s: unreadable answer: %w", b.Device.Name, err)
 	}
-	if !res.Errors {
+	if failed == 0 {
 		return nil
-	}
-	// With filter_path the items of documents that were stored may be
-	// left out: count the failed ones against the batch's rows.
-	failed, first := 0, ""
-	for _, it := range res.Items {
-		for _, r := range it {
-			if r.Error.Type != "" || r.Status/100 > 2 {
-				failed++
-				if first == "" {
-					first = r.Error.Type + ": " + r.Error.Reason
-					if r.Status != 0 {
-						first = fmt.Sprintf("HTTP %d %s", r.Status, first)
-					}
-				}
-			}
-		}
 	}
 	return &adapters.PartialWriteError{Failed: int64(failed) * int64(len(b.Columns)),
 		Err: fmt.Errorf("bulk of %s: %d of %d documents failed, the first with %s", b.Device.Name, failed, b.Len(), first)}

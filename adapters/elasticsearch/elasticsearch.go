@@ -35,6 +35,7 @@ import (
 
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/corpus"
 	"github.com/tsbench/tsbench/generator"
 	"github.com/tsbench/tsbench/queries"
 )
@@ -144,10 +145,14 @@ type Adapter struct {
 	typed        bool // 6.x: a mapping type in mappings and bulk metadata
 	tsds         bool // ES_INDEX_MODE=time_series
 
-	indices  []string // index name by group index
-	actions  [][]byte // the bulk action line by group index
-	bulkPath string   // /_bulk, with ES_PIPELINE
-	bufs     sync.Pool
+	indices []string // index name by group index, or a track's indices
+	actions [][]byte // the bulk action line by group index
+	// track is TRACK_PATH's documents (documents.go); docActions their
+	// bulk action line by index.
+	track      *corpus.Track
+	docActions map[string][]byte
+	bulkPath   string // /_bulk, with ES_PIPELINE
+	bufs       sync.Pool
 }
 
 var (
@@ -192,8 +197,11 @@ func open(ctx context.Context, p adapters.Params) (adapters.Adapter, error) {
 	// the failed ones keeps a 100-row bulk's answer at a few bytes instead
 	// of kilobytes to read and parse.
 	a.bulkPath = "/_bulk?filter_path=errors,items.*.error"
-	if o.Pipeline != "" {
-		a.bulkPath += "&pipeline=" + url.QueryEscape(o.Pipeline)
+	if a.track = p.Track; a.track != nil {
+		a.useTrack()
+	}
+	if pl := a.pipeline(); pl != "" {
+		a.bulkPath += "&pipeline=" + url.QueryEscape(pl)
 	}
 	for _, idx := range a.indices {
 		line := `{"index":{"_index":"` + idx + `"}}` + "\n"
@@ -419,6 +427,15 @@ var esType = map[generator.DataType]string{
 // failed creation must stop the run: 8.x would otherwise auto-create the
 // index with a dynamic mapping on the first bulk.
 func (a *Adapter) CreateSchema(ctx context.Context) error {
+	if a.track != nil {
+		if err := a.createTrackIndices(ctx); err != nil {
+			return err
+		}
+		if err := a.createPipeline(ctx); err != nil {
+			return err
+		}
+		return a.createExtraIndices(ctx)
+	}
 	props := map[string]any{"device": map[string]any{"type": "keyword"}, "ts": map[string]any{"type": "long"}}
 	for _, s := range a.schema.Sensors {
 		props[s.Name] = map[string]any{"type": esType[s.Type]}

@@ -18,7 +18,7 @@ import (
 
 // serverKeys are the shared keys whose effect only a server sees; the
 // key walk of cmd/bench leaves them to this one (and IoTDB's).
-var serverKeys = []string{"HOST", "PORT", "USERNAME", "PASSWORD", "DB_NAME", "CLEAR_CACHE"}
+var serverKeys = []string{"HOST", "PORT", "USERNAME", "PASSWORD", "DB_NAME", "CLEAR_CACHE", "TRACK_PATH", "TRACK_CHALLENGE", "TRACK_INDEX_BODY"}
 
 // TestEveryKeyChangesWhatIsSent walks the keys of Elasticsearch and
 // OpenSearch and the shared keys only a server sees, through the bench
@@ -33,6 +33,10 @@ func TestEveryKeyChangesWhatIsSent(t *testing.T) {
 	plain := adaptertest.NewCapture(t, net.JoinHostPort(host, port), false)
 	secure := adaptertest.NewCapture(t, net.JoinHostPort(host, port), true)
 	pipeline := filepath.Join("examples", "empty-pipeline.json")
+	// A track, and its documents as a plain file of documents.
+	track := filepath.Join(dir, "track")
+	makeTrack(t, track, 2000)
+	ingest := "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0"
 	keys := map[string][]string{
 		"ES_INDEX_MODE":       {"ES_INDEX_MODE=time_series"},
 		"ES_SHARDS":           {"ES_SHARDS=2"},
@@ -52,6 +56,12 @@ func TestEveryKeyChangesWhatIsSent(t *testing.T) {
 		"PASSWORD":             {"USERNAME=tsbench", "PASSWORD=other-password"},
 		"DB_NAME":              {"DB_NAME=tsbench_keys_other"},
 		"CLEAR_CACHE":          {"QUERY_ROUNDS=1", "CLEAR_CACHE=false"},
+		// The track's index, pipeline and documents instead of the rows.
+		"TRACK_PATH": {ingest, "TRACK_PATH=" + track},
+		// Another challenge puts another pipeline.
+		"TRACK_CHALLENGE": {ingest, "TRACK_PATH=" + track, "TRACK_CHALLENGE=append-user-pipeline"},
+		// The documents file's index gets the body's mappings.
+		"TRACK_INDEX_BODY": {ingest, "TRACK_PATH=" + filepath.Join(track, "documents.json.bz2"), "TRACK_INDEX_BODY=" + filepath.Join(track, "index.json")},
 	}
 	must := append([]string(nil), serverKeys...)
 	for _, k := range Keys().Keys {

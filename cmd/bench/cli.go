@@ -227,6 +227,9 @@ func prepare(path string, sets []string) (*config.Loaded, *adapters.Driver, *run
 	if err := plan.UseRequests(drv); err != nil {
 		return nil, nil, nil, usageError(err)
 	}
+	if err := plan.UseTrack(drv); err != nil {
+		return nil, nil, nil, usageError(err)
+	}
 	return l, drv, plan, nil
 }
 
@@ -335,7 +338,12 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		}
 	}
 	if !rf.dryRun {
-		// Before anything is printed: the refusal is then the one line.
+		// A track's compressed documents are decompressed once, before
+		// anything is measured, and its files are checked against it.
+		if err := plan.PrepareTrack(ctx, func(s string) { fmt.Fprintf(stderr, "%s...\n", s) }); err != nil {
+			return usageError(err)
+		}
+		// Before anything else is printed: the refusal is then the one line.
 		release, err := claim(ctx, drv, c, stderr)
 		if err != nil {
 			return err

@@ -66,14 +66,19 @@ func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			}
 			c := l.Config
 			printNotes(l, stderr)
-			a, err := drv.Open(ctx, adapters.Params{Config: c, Schema: plan.Schema, Existing: true})
+			if err := plan.PrepareTrack(ctx, func(s string) { fmt.Fprintf(stderr, "%s...\n", s) }); err != nil {
+				return usageError(err)
+			}
+			a, err := drv.Open(ctx, adapters.Params{Config: c, Schema: plan.Schema, Existing: true, Track: plan.Track})
 			if err != nil {
 				return failedError(fmt.Errorf("%w %s: %w", runner.ErrConnect, drv.Name, err))
 			}
 			defer a.Close()
 			cnt := a.(adapters.Counter) // Validate checked the capability
-			counts, err := runner.VerifyAll(ctx, plan, cnt)
-			if err != nil {
+			var counts []runner.DeviceCount
+			if dw, ok := a.(adapters.DocumentWriter); ok && plan.Track != nil {
+				counts = runner.VerifyTrack(ctx, plan, dw)
+			} else if counts, err = runner.VerifyAll(ctx, plan, cnt); err != nil {
 				return usageError(err)
 			}
 			v := runner.VerifyRecord(counts)

@@ -41,6 +41,9 @@ DIR is --out, or FILE_PATH's value; it must not hold a data set already.`,
 			}
 			printNotes(l, stderr)
 			c := l.Config
+			if c.TrackPath != "" {
+				return usageError(&config.Error{Key: "TRACK_PATH", Value: c.TrackPath, Msg: "names documents of their own; bench generate writes the generated rows", Valid: "empty"})
+			}
 			if out == "" {
 				fl, err := config.Load(config.Source{Path: cfgPath, Sets: sets, Catalog: registry()})
 				if err != nil {

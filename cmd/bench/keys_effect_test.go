@@ -122,6 +122,8 @@ var fixedKeys = map[string]string{
 var serverKeys = map[string]string{
 	"HOST": "IoTDB, Elasticsearch", "PORT": "IoTDB, Elasticsearch", "USERNAME": "IoTDB, Elasticsearch",
 	"PASSWORD": "IoTDB, Elasticsearch", "TABLE_TIME_COLUMN": "IoTDB", "CLEAR_CACHE": "IoTDB",
+	// A track's documents go to a document database only.
+	"TRACK_PATH": "Elasticsearch", "TRACK_CHALLENGE": "Elasticsearch", "TRACK_INDEX_BODY": "Elasticsearch",
 }
 
 // TestEveryKeyHasAnEffect walks the key table of every database: each key

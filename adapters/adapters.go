@@ -231,6 +231,22 @@ type Driver struct {
 	Requests *Requests
 	// Open connects (or opens the file) and checks that the database answers.
 	Open func(ctx context.Context, p Params) (Adapter, error)
+	// Track writes the workload's data as a Rally track of the database's
+	// own documents (bench generate --format track), which TRACK_PATH and
+	// esrally ingest; nil: the database has no documents.
+	Track func(ctx context.Context, dir string, p TrackParams) error
+}
+
+// TrackParams is what Driver.Track writes: every written device's batches
+// of Generator, in the indices and documents the adapter would send;
+// Description goes into track.json, Done is told the documents written
+// so far.
+type TrackParams struct {
+	Config      *config.Config
+	Schema      *generator.Schema
+	Generator   *generator.Generator
+	Description string
+	Done        func(documents int64)
 }
 
 // Requests is how a database reads a suite's own requests: the language

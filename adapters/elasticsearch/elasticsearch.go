@@ -55,6 +55,7 @@ func Driver() adapters.Driver {
 		Claim:       claim,
 		Requests:    ownRequests,
 		Open:        open,
+		Track:       writeTrack,
 	}
 }
 
@@ -436,6 +437,34 @@ func (a *Adapter) CreateSchema(ctx context.Context) error {
 		}
 		return a.createExtraIndices(ctx)
 	}
+	body, err := a.indexBody()
+	if err != nil {
+		return err
+	}
+	for _, idx := range a.indices {
+		var ack struct {
+			Acknowledged bool `json:"acknowledged"`
+		}
+		err := a.do(ctx, http.MethodPut, "/"+idx, body, &ack)
+		var he *httpError
+		if errors.As(err, &he) && strings.Contains(he.reason, "already_exists") {
+			continue // CREATE_SCHEMA over data kept with IS_DELETE_DATA=false
+		}
+		if err != nil {
+			return fmt.Errorf("create index %s: %w", idx, err)
+		}
+		if !ack.Acknowledged {
+			return fmt.Errorf("create index %s: the cluster did not acknowledge it", idx)
+		}
+	}
+	if err := a.createPipeline(ctx); err != nil {
+		return err
+	}
+	return a.createExtraIndices(ctx)
+}
+
+// indexBody is the settings and explicit mapping of a group's index.
+func (a *Adapter) indexBody() ([]byte, error) {
 	props := map[string]any{"device": map[string]any{"type": "keyword"}, "ts": map[string]any{"type": "long"}}
 	for _, s := range a.schema.Sensors {
 		props[s.Name] = map[string]any{"type": esType[s.Type]}
@@ -460,33 +489,10 @@ func (a *Adapter) CreateSchema(ctx context.Context) error {
 	if a.typed {
 		mappings = map[string]any{"_doc": mapping}
 	}
-	body, err := json.Marshal(map[string]any{
+	return json.Marshal(map[string]any{
 		"settings": map[string]any{"index": settings},
 		"mappings": mappings,
 	})
-	if err != nil {
-		return err
-	}
-	for _, idx := range a.indices {
-		var ack struct {
-			Acknowledged bool `json:"acknowledged"`
-		}
-		err := a.do(ctx, http.MethodPut, "/"+idx, body, &ack)
-		var he *httpError
-		if errors.As(err, &he) && strings.Contains(he.reason, "already_exists") {
-			continue // CREATE_SCHEMA over data kept with IS_DELETE_DATA=false
-		}
-		if err != nil {
-			return fmt.Errorf("create index %s: %w", idx, err)
-		}
-		if !ack.Acknowledged {
-			return fmt.Errorf("create index %s: the cluster did not acknowledge it", idx)
-		}
-	}
-	if err := a.createPipeline(ctx); err != nil {
-		return err
-	}
-	return a.createExtraIndices(ctx)
 }
 
 // Flush makes every write searchable (_refresh) and durable (_flush).

@@ -2,6 +2,7 @@ package elasticsearch
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -148,4 +149,63 @@ func count(t *testing.T, host, port string, sets []string, query string) int64 {
 		t.Fatal(err)
 	}
 	return res.Count
+}
+
+// TestGeneratedTrack: bench generate --format track writes the workload's
+// documents as a Rally track, and a run with TRACK_PATH of it stores
+// exactly the documents a run that generates them stores: the same
+// sources, document for document, in every index, VERIFY counting them.
+func TestGeneratedTrack(t *testing.T) {
+	host, port := server(t, "TSBENCH_ES", "scripts/elasticsearch start")
+	dir := t.TempDir()
+	bin := adaptertest.Binary(t, dir)
+	conf := adaptertest.ConfigFile(t, "Elasticsearch")
+	sets := []string{"HOST=" + host, "PORT=" + port, "DB_NAME=tsbench_gentrack", "GROUP_NUMBER=2", "DEVICE_NUMBER=4", "SENSOR_NUMBER=6", "DATA_CLIENT_NUMBER=2",
+		"LOOP=10", "BATCH_SIZE_PER_WRITE=25", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "QUERY_ROUNDS=0", "INIT_WAIT_TIME=0", "VERIFY=true",
+		"IS_OUT_OF_ORDER=true", "INSERT_DATATYPE_PROPORTION=1:1:1:1:1:1:0:0:0:0:0", "RESULTS_DIR=" + filepath.Join(dir, "results")}
+	args := func(cmd string, extra ...string) []string {
+		a := []string{cmd, "-c", conf}
+		for _, kv := range append(append([]string(nil), sets...), extra...) {
+			a = append(a, "--set", kv)
+		}
+		return a
+	}
+	track := filepath.Join(dir, "track")
+	if out, code := adaptertest.RunBench(bin, filepath.Join("..", ".."), nil, append(args("generate"), "--format", "track", "--out", track)...); code != 0 || !strings.Contains(out, "wrote 1000 documents of 4 devices") {
+		t.Fatalf("generate --format track: exit %d\n%s", code, out)
+	}
+	sources := func() string {
+		var all []string
+		for _, idx := range []string{"tsbench_gentrack-g_0", "tsbench_gentrack-g_1"} {
+			c := adaptertest.Load(t, Driver(), "HOST="+host, "PORT="+port)
+			a, err := newAdapter(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res struct {
+				Hits struct {
+					Hits []struct {
+						Source json.RawMessage `json:"_source"`
+					} `json:"hits"`
+				} `json:"hits"`
+			}
+			if err := a.do(context.Background(), http.MethodPost, "/"+idx+"/_search", []byte(`{"size":10000,"sort":[{"device":"asc"},{"ts":"asc"}]}`), &res); err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range res.Hits.Hits {
+				all = append(all, idx+" "+string(h.Source))
+			}
+		}
+		return strings.Join(all, "\n")
+	}
+	var got [2]string
+	for i, run := range [][]string{args("run"), args("run", "TRACK_PATH="+track)} {
+		if out, code := adaptertest.RunBench(bin, filepath.Join("..", ".."), nil, run...); code != 0 || !strings.Contains(out, "Verify: every") {
+			t.Fatalf("%v: exit %d\n%s", run, code, out)
+		}
+		got[i] = sources()
+	}
+	if strings.Count(got[0], "\n") != 999 || got[0] != got[1] {
+		t.Errorf("the track's documents are not the generated ones: %d and %d documents\n%s", strings.Count(got[0], "\n")+1, strings.Count(got[1], "\n")+1, adaptertest.LineDiff(got[0], got[1]))
+	}
 }

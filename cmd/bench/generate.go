@@ -12,12 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/dataset"
 )
 
 func newGenerate(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
-	var cfgPath, out string
+	var cfgPath, out, format string
 	var sets []string
 	cmd := &cobra.Command{
 		Use:   "generate -c FILE [--out DIR]",
@@ -27,7 +28,14 @@ rows included), to files in iot-benchmark's data-set layout: DIR/schema.txt, DIR
 and DIR/<device>/BigBatch_0.csv. A run with FILE_PATH=DIR then sends these files instead of
 generating: generation stays out of the measured load, and every build or tool loads the
 same bytes. The files are the points a run generates: a replay and a generated run compare.
-DIR is --out, or FILE_PATH's value; it must not hold a data set already.`,
+DIR is --out, or FILE_PATH's value; it must not hold a data set already.
+
+--format track writes, for a document database (Elasticsearch, OpenSearch),
+a Rally track instead: DIR/track.json, an index body and a documents file
+(a JSON document a line, as the adapter sends them) a group's index, the
+bulk task BATCH_SIZE_PER_WRITE documents a bulk and DATA_CLIENT_NUMBER
+clients. A run with TRACK_PATH=DIR sends those documents, and so does
+esrally race --track-path=DIR: two tools, the same bytes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cfgPath == "" {
@@ -35,7 +43,10 @@ DIR is --out, or FILE_PATH's value; it must not hold a data set already.`,
 			}
 			// The plan of the files: FILE_PATH names where they go, not
 			// data to read.
-			l, _, plan, err := prepare(cfgPath, append(append([]string(nil), sets...), "FILE_PATH="))
+			if format != "csv" && format != "track" {
+				return usageError(fmt.Errorf("--format %s: csv (iot-benchmark's data-set layout) or track (a Rally track, for Elasticsearch and OpenSearch)", format))
+			}
+			l, drv, plan, err := prepare(cfgPath, append(append([]string(nil), sets...), "FILE_PATH="))
 			if err != nil {
 				return err
 			}
@@ -54,6 +65,9 @@ DIR is --out, or FILE_PATH's value; it must not hold a data set already.`,
 			if out == "" {
 				return usageError(errors.New("give the folder to write with --out DIR (or FILE_PATH in the config)"))
 			}
+			if format == "track" && drv.Track == nil {
+				return usageError(fmt.Errorf("--format track: %s stores rows, not documents; a track is for Elasticsearch and OpenSearch (--format csv writes rows)", drv.Name))
+			}
 			if _, err := os.Stat(filepath.Join(out, dataset.SchemaFile)); err == nil {
 				return usageError(fmt.Errorf("--out %s holds a data set already: give an empty or new folder", out))
 			}
@@ -65,12 +79,29 @@ DIR is --out, or FILE_PATH's value; it must not hold a data set already.`,
 			fmt.Fprintf(&info, "tsbench %s generate\n%s%s\n", toolVersion(), dataset.FingerprintLine, config.Fingerprint(c.Values(), c.WorkloadKeys()))
 			c.WriteDump(&info)
 			start, next := time.Now(), 0.1
-			err = dataset.Write(ctx, out, plan.Schema, plan.Generator, info.String(), func(points int64) {
-				if f := float64(points) / float64(total); f >= next && points < total {
-					fmt.Fprintf(stderr, "generate: %d of %d points (%.0f%%)\n", points, total, 100*f)
-					next = f + 0.1
+			progress := func(unit string, total int64) func(int64) {
+				return func(n int64) {
+					if f := float64(n) / float64(total); f >= next && n < total {
+						fmt.Fprintf(stderr, "generate: %d of %d %s (%.0f%%)\n", n, total, unit, 100*f)
+						next = f + 0.1
+					}
 				}
-			})
+			}
+			if format == "track" {
+				rows := plan.RowsPerDevice * int64(plan.Schema.WrittenDevices())
+				desc := fmt.Sprintf("tsbench %s generate: %d documents of %s's workload (%s%s)", toolVersion(), rows, cfgPath, dataset.FingerprintLine, config.Fingerprint(c.Values(), c.WorkloadKeys()))
+				err = drv.Track(ctx, out, adapters.TrackParams{Config: c, Schema: plan.Schema, Generator: plan.Generator, Description: desc, Done: progress("documents", rows)})
+				if err != nil {
+					if ctx.Err() != nil {
+						return failedError(fmt.Errorf("interrupted: %s holds no track", out))
+					}
+					return failedError(fmt.Errorf("write the track to %s: %w", out, err))
+				}
+				fmt.Fprintf(stdout, "wrote %d documents of %d devices to %s in %.1f s, a Rally track; replay them with TRACK_PATH=%s (or esrally race --track-path=%s)\n",
+					rows, plan.Schema.WrittenDevices(), out, time.Since(start).Seconds(), out, out)
+				return nil
+			}
+			err = dataset.Write(ctx, out, plan.Schema, plan.Generator, info.String(), progress("points", total))
 			if err != nil {
 				if ctx.Err() != nil {
 					return failedError(fmt.Errorf("interrupted: %s holds no data set", out))
@@ -84,6 +115,7 @@ DIR is --out, or FILE_PATH's value; it must not hold a data set already.`,
 	}
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "config.properties file whose data to write")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to write the data set to (default: FILE_PATH)")
+	cmd.Flags().StringVar(&format, "format", "csv", "csv (iot-benchmark's data-set layout, FILE_PATH replays it) or track (a Rally track of a document database's documents, TRACK_PATH replays it)")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
 	return cmd
 }

@@ -10,7 +10,7 @@
 // (the ingest-common module, which full distributions carry and the test
 // distributions do not). The same -docs and -seed give the same bytes.
 //
-//	go run ./scripts/maketrack -out DIR [-docs N] [-seed S] [-bulk-size B] [-clients C]
+//	go run ./scripts/maketrack -out DIR [-docs N] [-seed S] [-bulk-size B] [-clients C] [-corpus NAME]
 package main
 
 import (
@@ -26,20 +26,19 @@ import (
 	"strconv"
 )
 
-const corpusName = "http_logs_small"
-
 func main() {
 	out := flag.String("out", "", "the track's folder (created; must not hold a track)")
 	docs := flag.Int64("docs", 300000, "documents")
 	seed := flag.Uint64("seed", 1, "the seed of the documents")
 	bulk := flag.Int("bulk-size", 5000, "the bulk task's bulk-size")
 	clients := flag.Int("clients", 2, "the bulk task's clients")
+	corpus := flag.String("corpus", "http_logs_small", "the corpus's name (Rally looks for its files in data/NAME/)")
 	flag.Parse()
 	if *out == "" || *docs < 1 {
 		fmt.Fprintln(os.Stderr, "maketrack: give -out DIR and -docs ≥ 1")
 		os.Exit(2)
 	}
-	if err := write(*out, *docs, *seed, *bulk, *clients); err != nil {
+	if err := write(*out, *corpus, *docs, *seed, *bulk, *clients); err != nil {
 		fmt.Fprintln(os.Stderr, "maketrack:", err)
 		os.Exit(1)
 	}
@@ -52,7 +51,7 @@ var (
 	statuses = []int{200, 200, 200, 200, 200, 200, 304, 304, 404, 500}
 )
 
-func write(dir string, n int64, seed uint64, bulk, clients int) error {
+func write(dir, corpusName string, n int64, seed uint64, bulk, clients int) error {
 	if _, err := os.Stat(filepath.Join(dir, "track.json")); err == nil {
 		return fmt.Errorf("%s holds a track already", dir)
 	}

@@ -153,7 +153,8 @@ func (p *Plan) describeTrack(w io.Writer) {
 // ingestDocs is a client's ingest of a track: its part of every documents
 // file, a bulk of BATCH_SIZE_PER_WRITE documents at a time, until the part
 // is sent or the phase is cut; points are documents. Pacing is as for
-// generated rows: TARGET_THROUGHPUT's schedule, OP_MIN_INTERVAL.
+// generated rows: TARGET_THROUGHPUT's schedule, OP_MIN_INTERVAL,
+// INTERVAL_BETWEEN_WRITE_BATCH.
 func (cl *client) ingestDocs(ctx, limit context.Context) {
 	c := cl.p.Config
 	ctx, cl.response = adapters.WithResponseClock(ctx)
@@ -217,6 +218,11 @@ func (cl *client) ingestDocs(ctx, limit context.Context) {
 		}
 		cl.points.Add(stored)
 		cl.done.Add(n)
+		if c.BatchIntervalMS > 0 {
+			if pace.For(limit, time.Duration(c.BatchIntervalMS)*time.Millisecond-time.Since(t0)) != nil {
+				return
+			}
+		}
 		if c.OpMinIntervalMS > 0 {
 			min := time.Duration(c.OpMinIntervalMS) * time.Millisecond
 			if c.OpMinIntervalRand {

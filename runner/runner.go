@@ -668,7 +668,7 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 		for _, s := range ph.Operations {
 			ops += s.OKOps + s.FailOps
 		}
-		ph.Cut = fmt.Sprintf("TEST_MAX_TIME=%d ms ended the %s phase after %d of its %d client steps (%d operations in the Result Matrix)", c.TestMaxTimeMS, name, done.Load(), total, ops)
+		ph.Cut = fmt.Sprintf("TEST_MAX_TIME=%d ms ended the %s phase after %d of its %d %s (%d operations in the Result Matrix)", c.TestMaxTimeMS, name, done.Load(), total, unit, ops)
 	}
 	return ph
 }

@@ -108,6 +108,22 @@ func TestTrackThroughTheBinary(t *testing.T) {
 					}
 				}
 			}
+			if s.name == "Elasticsearch" {
+				// Paced and cut: TARGET_THROUGHPUT spaces the bulks,
+				// TEST_MAX_TIME ends the ingest, and VERIFY, whose count
+				// would report the cut as a loss, is skipped.
+				args := []string{"-c", adaptertest.ConfigFile(t, "Elasticsearch"), "--label", "cut"}
+				for _, kv := range []string{"HOST=" + host, "PORT=" + port, "TRACK_PATH=" + track, "VERIFY=true", "TARGET_THROUGHPUT=4", "TEST_MAX_TIME=2000",
+					"OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "QUERY_ROUNDS=0", "INIT_WAIT_TIME=0", "RESULTS_DIR=" + results} {
+					args = append(args, "--set", kv)
+				}
+				out, code := adaptertest.RunBench(bin, filepath.Join("..", ".."), nil, args...)
+				rec := recordOf(t, results, "cut")
+				ops := rec.Phases[0].Operations[0].OKOps
+				if code != 0 || !strings.Contains(out, fmt.Sprintf("ended the main phase after %d of its %d documents", ops*1000, docs)) || ops < 6 || ops > 10 || !strings.Contains(out, "skipped: TEST_MAX_TIME=2000 ms ended the main phase") {
+					t.Errorf("paced and cut: exit %d, %d bulks\n%s", code, ops, out)
+				}
+			}
 			if len(s.challenges) < 2 {
 				return
 			}

@@ -97,7 +97,9 @@ func TestTrackThroughTheBinary(t *testing.T) {
 						pipelined = m.Value == docs
 					}
 				}
-				if !pipelined {
+				// OpenSearch skips a pipeline without processors and counts
+				// nothing through it (its _nodes/stats/ingest stays at 0).
+				if !pipelined && !strings.HasPrefix(rec.Target.Version, "OpenSearch") {
 					t.Errorf("%s: the server's ingest pipeline count is not the %d documents: %+v", label, docs, rec.ServerMetrics)
 				}
 				if s.env == "" {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,10 +17,11 @@ import (
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/dataset"
+	"github.com/tsbench/tsbench/runner"
 )
 
 func newGenerate(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
-	var cfgPath, out, format string
+	var cfgPath, out, format, queryFile string
 	var sets []string
 	cmd := &cobra.Command{
 		Use:   "generate -c FILE [--out DIR]",
@@ -35,7 +38,14 @@ a Rally track instead: DIR/track.json, an index body and a documents file
 (a JSON document a line, as the adapter sends them) a group's index, the
 bulk task BATCH_SIZE_PER_WRITE documents a bulk and DATA_CLIENT_NUMBER
 clients. A run with TRACK_PATH=DIR sends those documents, and so does
-esrally race --track-path=DIR: two tools, the same bytes.`,
+esrally race --track-path=DIR: two tools, the same bytes.
+
+--queries FILE writes the queries the config's runs send, as JSON lines:
+each client's, in its order, with the phase, variant, client, step, the
+family, devices, sensors, time range, value bound, aggregate, window and
+limit (and a suite's own request, filled). The query rounds send the same
+queries every round. Given alone (no --out, no FILE_PATH), only the
+queries are written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cfgPath == "" {
@@ -61,6 +71,19 @@ esrally race --track-path=DIR: two tools, the same bytes.`,
 					return usageError(err)
 				}
 				out = fl.Config.FilePath
+			}
+			if queryFile != "" {
+				if err := writeDraws(queryFile, plan); err != nil {
+					var ce *config.Error
+					if errors.As(err, &ce) {
+						return usageError(err)
+					}
+					return failedError(fmt.Errorf("write the queries to %s: %w", queryFile, err))
+				}
+				fmt.Fprintf(stdout, "wrote the queries to %s\n", queryFile)
+				if out == "" {
+					return nil
+				}
 			}
 			if out == "" {
 				return usageError(errors.New("give the folder to write with --out DIR (or FILE_PATH in the config)"))
@@ -115,7 +138,67 @@ esrally race --track-path=DIR: two tools, the same bytes.`,
 	}
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "config.properties file whose data to write")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to write the data set to (default: FILE_PATH)")
+	cmd.Flags().StringVar(&queryFile, "queries", "", "also write the queries the runs send to this file, a JSON line each")
 	cmd.Flags().StringVar(&format, "format", "csv", "csv (iot-benchmark's data-set layout, FILE_PATH replays it) or track (a Rally track of a document database's documents, TRACK_PATH replays it)")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
 	return cmd
+}
+
+// draw is a query of bench generate --queries, a JSON line.
+type draw struct {
+	Phase      string   `json:"phase"`
+	Variant    string   `json:"variant"`
+	Rounds     int      `json:"rounds"`
+	Client     int      `json:"client"`
+	Step       int64    `json:"step"`
+	Family     string   `json:"family"`
+	Devices    []string `json:"devices"`
+	Sensors    []string `json:"sensors"`
+	Start      int64    `json:"start"`
+	End        int64    `json:"end"`
+	ValueBound float64  `json:"value_bound"`
+	Aggregate  string   `json:"aggregate,omitempty"`
+	GroupBy    int64    `json:"group_by,omitempty"`
+	Limit      int64    `json:"limit"`
+	Request    string   `json:"request,omitempty"`
+}
+
+// writeDraws writes the plan's queries (runner.Plan.Draws) to path
+// through a temporary file, so that a failure leaves no partial file.
+func writeDraws(path string, plan *runner.Plan) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".part-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	var werr error
+	err = plan.Draws(func(d runner.QueryDraw) bool {
+		q := &d.Query
+		out := draw{Phase: d.Phase, Variant: d.Variant, Rounds: d.Rounds, Client: d.Client, Step: d.Step, Family: q.Family.ID(),
+			Start: q.Start, End: q.End, ValueBound: q.ValueBound, Aggregate: q.Aggregate, GroupBy: q.GroupBy, Limit: q.Limit, Request: q.Request}
+		for _, dv := range q.Devices {
+			out.Devices = append(out.Devices, dv.Name)
+		}
+		for _, s := range q.Sensors {
+			out.Sensors = append(out.Sensors, s.Name)
+		}
+		werr = enc.Encode(out)
+		return werr == nil
+	})
+	if err == nil {
+		err = werr
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

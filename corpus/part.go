@@ -8,8 +8,8 @@ import (
 	"os"
 )
 
-// Bulk documents: Docs are the lines of one bulk, for Index, valid until
-// the next call of Part.Next.
+// Docs is one bulk's documents: the lines for Index, valid until the next
+// call of Part.Next.
 type Docs struct {
 	Index string
 	Docs  [][]byte

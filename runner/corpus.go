@@ -161,12 +161,6 @@ func (cl *client) ingestDocs(ctx, limit context.Context) {
 	dw := cl.a.(adapters.DocumentWriter) // UseTrack and Run refuse others
 	part := cl.p.Track.Part(cl.id, c.DataClients)
 	defer part.Close()
-	warm := cl.warm != nil
-	defer func() {
-		if warm && !cl.warm.time {
-			cl.warm.clientDone()
-		}
-	}()
 	var interval time.Duration
 	var first time.Time
 	if c.TargetThroughput > 0 {

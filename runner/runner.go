@@ -557,8 +557,10 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 		limit, cancel = context.WithTimeout(ctx, time.Duration(c.TestMaxTimeMS)*time.Millisecond)
 		defer cancel()
 	}
+	// A track's clients send documents (ingestDocs): no rows to make.
+	rows := p.Track == nil
 	var shared *sharedDevices
-	if !c.ClientBind {
+	if !c.ClientBind && rows {
 		shared = &sharedDevices{}
 		for _, d := range p.Schema.Canonical {
 			if p.Schema.Devices[d].Written {
@@ -585,12 +587,12 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 		if w.check != nil {
 			cl.pick = w.check.picker(k, w.round, w.variant)
 		}
-		for range max(c.DevicesPerWrite, 1) {
+		for i := 0; rows && i < max(c.DevicesPerWrite, 1); i++ {
 			cl.batches = append(cl.batches, p.Generator.NewBatch())
 		}
 		cl.multi, _ = a.(adapters.MultiWriter)
 		for _, d := range p.Clients[k] {
-			if p.Schema.Devices[d].Written {
+			if rows && p.Schema.Devices[d].Written {
 				cl.streams = append(cl.streams, p.stream(d))
 				cl.share++
 			}

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/tsbench/tsbench/adapters"
 )
@@ -43,19 +41,8 @@ func (a *Adapter) pipeline() string {
 // track gives them, and puts its pipelines.
 func (a *Adapter) createTrackIndices(ctx context.Context) error {
 	for _, ix := range a.track.Indices {
-		var ack struct {
-			Acknowledged bool `json:"acknowledged"`
-		}
-		err := a.do(ctx, http.MethodPut, "/"+ix.Name, ix.Body, &ack)
-		var he *httpError
-		if errors.As(err, &he) && strings.Contains(he.reason, "already_exists") {
-			continue // data kept with IS_DELETE_DATA=false
-		}
-		if err != nil {
-			return fmt.Errorf("create the track's index %s: %w", ix.Name, err)
-		}
-		if !ack.Acknowledged {
-			return fmt.Errorf("create the track's index %s: the cluster did not acknowledge it", ix.Name)
+		if err := a.createIndex(ctx, ix.Name, ix.Body); err != nil {
+			return fmt.Errorf("the track's index: %w", err)
 		}
 	}
 	for _, p := range a.track.Pipeline {

@@ -442,25 +442,34 @@ func (a *Adapter) CreateSchema(ctx context.Context) error {
 		return err
 	}
 	for _, idx := range a.indices {
-		var ack struct {
-			Acknowledged bool `json:"acknowledged"`
-		}
-		err := a.do(ctx, http.MethodPut, "/"+idx, body, &ack)
-		var he *httpError
-		if errors.As(err, &he) && strings.Contains(he.reason, "already_exists") {
-			continue // CREATE_SCHEMA over data kept with IS_DELETE_DATA=false
-		}
-		if err != nil {
-			return fmt.Errorf("create index %s: %w", idx, err)
-		}
-		if !ack.Acknowledged {
-			return fmt.Errorf("create index %s: the cluster did not acknowledge it", idx)
+		if err := a.createIndex(ctx, idx, body); err != nil {
+			return err
 		}
 	}
 	if err := a.createPipeline(ctx); err != nil {
 		return err
 	}
 	return a.createExtraIndices(ctx)
+}
+
+// createIndex creates an index with its body; one that exists already is
+// kept (CREATE_SCHEMA over data kept with IS_DELETE_DATA=false).
+func (a *Adapter) createIndex(ctx context.Context, idx string, body []byte) error {
+	var ack struct {
+		Acknowledged bool `json:"acknowledged"`
+	}
+	err := a.do(ctx, http.MethodPut, "/"+idx, body, &ack)
+	var he *httpError
+	if errors.As(err, &he) && strings.Contains(he.reason, "already_exists") {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create index %s: %w", idx, err)
+	}
+	if !ack.Acknowledged {
+		return fmt.Errorf("create index %s: the cluster did not acknowledge it", idx)
+	}
+	return nil
 }
 
 // indexBody is the settings and explicit mapping of a group's index.

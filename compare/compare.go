@@ -8,6 +8,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -163,10 +164,13 @@ type Options struct {
 	// block (runs of bench routine) on log-ratios; rows whose runs do not
 	// pair are tested unpaired.
 	Paired bool
-	// GateServer names server metrics or telemetry figures (Bytes per
-	// point, process CPU) that the gate fails when the contender's is
-	// larger by more than its threshold; the others are never gated.
+	// GateServer names server metrics or telemetry figures (process CPU)
+	// that the gate fails when the contender's is larger by more than
+	// --fail-above; DeterministicFigures are gated without being named.
 	GateServer []string
+	// Confidence is the two-sided level of the intervals (DefaultConfidence
+	// when 0); their worse end is the bound a row is proven within.
+	Confidence float64
 }
 
 // Side is one column group: a label and its runs (repeats).
@@ -211,6 +215,15 @@ type Change struct {
 	Untestable string `json:"untestable,omitempty"`
 	// Paired says P is a paired test's, within the routine's blocks.
 	Paired bool `json:"paired,omitempty"`
+	// Gated says the gate judges this row (Decide).
+	Gated bool `json:"gated,omitempty"`
+	// Interval is the change's confidence interval, where each side has
+	// two values or more.
+	Interval *Interval `json:"interval,omitempty"`
+	// Unmeasured says why a row's phase was not measured on a side (its
+	// warm-up took all of it): never 0, and never a pass.
+	Unmeasured string `json:"not_measured,omitempty"`
+	est        estimate
 }
 
 // Row is one metric of one operation in one phase.
@@ -236,6 +249,8 @@ type Comparison struct {
 	TelemetryRows []Row
 	Options       Options
 	Warnings      []string
+	// Verdict is the gate's, once Decide has run (--fail-above).
+	Verdict *Verdict
 }
 
 // sample is one run's value of a row and the successful operations behind it.
@@ -247,11 +262,27 @@ type sample struct {
 // values extracts every metric of every operation of a record; asLatency
 // gets the service-time keys a document database's run without a schedule
 // reported as the latency.
-func values(rec *record.Record, asLatency map[Key]bool) (map[Key]sample, []Key) {
+func values(rec *record.Record, asLatency map[Key]bool, unmeasured map[Key]string) (map[Key]sample, []Key) {
 	out := map[Key]sample{}
 	var order []Key
 	for i := range rec.Phases {
 		p := &rec.Phases[i]
+		if p.Unmeasured() {
+			// Its rows are there, with no value: not measured, not 0.
+			for _, op := range p.Warmup.Operations {
+				for _, m := range Metrics {
+					if !unmeasurable(m) {
+						continue
+					}
+					k := Key{Metric: m.Name, Phase: p.Group(), Round: p.Round, Op: op.Operation}
+					if unmeasured != nil {
+						unmeasured[k] = fmt.Sprintf("%s was not measured in run %s: its warm-up (%.1f s) took all of it", p.Group(), rec.ID, p.Warmup.Seconds)
+						order = append(order, k)
+					}
+				}
+			}
+			continue
+		}
 		for _, op := range p.Operations {
 			for _, m := range Metrics {
 				v, ok := m.value(op, p.Seconds)
@@ -271,6 +302,12 @@ func values(rec *record.Record, asLatency map[Key]bool) (map[Key]sample, []Key) 
 		}
 	}
 	return out, order
+}
+
+// unmeasurable are the metrics a phase that was not measured gates: those
+// the gate reads without a sample rule.
+func unmeasurable(m Metric) bool {
+	return m.Direction != Neutral && m.Quantile == 0 && m.info == "" && !m.service
 }
 
 // New builds the comparison. Runs within a side must share a workload
@@ -294,11 +331,12 @@ func New(base Side, contenders []Side, opt Options) *Comparison {
 		per []map[Key]sample
 	}
 	asLatency := map[Key]bool{}
+	unmeasured := map[Key]string{}
 	collect := func(s Side) (sideVals, []Key) {
 		var sv sideVals
 		var order []Key
 		for _, r := range s.Runs {
-			v, o := values(r, asLatency)
+			v, o := values(r, asLatency, unmeasured)
 			sv.per = append(sv.per, v)
 			order = append(order, o...)
 		}
@@ -356,7 +394,12 @@ func New(base Side, contenders []Side, opt Options) *Comparison {
 			why = equalToLatency
 		}
 		for i := range contenders {
-			row.Contender = append(row.Contender, judge(m, row.Baseline, cell(cvs[i], k), opt, why))
+			ch := judge(m, row.Baseline, cell(cvs[i], k), opt, why)
+			if u, ok := unmeasured[k]; ok {
+				ch.Unmeasured, ch.Gated = u, true
+				ch.Verdict, ch.Note = NotMeasuredVerdict, u
+			}
+			row.Contender = append(row.Contender, ch)
 		}
 		cmp.Rows = append(cmp.Rows, row)
 	}
@@ -383,7 +426,7 @@ func serverRows(base Side, contenders []Side, opt Options) []Row {
 	cell := func(s Side, name string) Cell {
 		var c Cell
 		for _, r := range s.Runs {
-			for _, m := range r.ServerMetrics {
+			for _, m := range serverMetrics(r) {
 				if m.Name == name && !m.NotReported {
 					c.Values = append(c.Values, m.Value)
 				}
@@ -396,7 +439,7 @@ func serverRows(base Side, contenders []Side, opt Options) []Row {
 	}
 	for _, s := range append([]Side{base}, contenders...) {
 		for _, r := range s.Runs {
-			for _, m := range r.ServerMetrics {
+			for _, m := range serverMetrics(r) {
 				if _, seen := units[m.Name]; !seen {
 					order = append(order, m.Name)
 				}
@@ -414,6 +457,46 @@ func serverRows(base Side, contenders []Side, opt Options) []Row {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// CountedName is the server figure of what the server counted as written
+// (IoTDB's points in, Elasticsearch's documents indexed: telemetry series
+// marked Written) per point or document the run wrote: 1 on a single node
+// that stored every write once, the replication factor on a cluster.
+const CountedName = "Counted by the server per point written"
+
+// serverMetrics are a run's server metrics and the figures compare derives
+// from its telemetry (CountedName).
+func serverMetrics(r *record.Record) []record.ServerMetric {
+	var counted, written float64
+	seen := false
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		for _, src := range p.Server {
+			for _, se := range src.Series {
+				if se.Written && se.Counter {
+					seen = true
+					for _, v := range se.Values {
+						counted += v
+					}
+				}
+			}
+		}
+		for _, op := range p.AllOperations() {
+			if op.Operation != config.Ingestion {
+				continue
+			}
+			if r.Target.Documents {
+				written += float64(op.OKDocs)
+			} else {
+				written += float64(op.OKPoints)
+			}
+		}
+	}
+	if !seen || written == 0 {
+		return r.ServerMetrics
+	}
+	return append(slices.Clone(r.ServerMetrics), record.ServerMetric{Name: CountedName, Value: counted / written, Unit: "ratio"})
 }
 
 // judge compares one contender cell with the baseline: the difference, and
@@ -437,6 +520,7 @@ func judge(m Metric, b, c Cell, opt Options, notGated string) Change {
 	if notGated != "" {
 		gate, why = false, notGated
 	}
+	ch.Gated = gate
 	switch {
 	case !b.OK && !c.OK:
 		ch.Note = "not reported"
@@ -455,18 +539,34 @@ func judge(m Metric, b, c Cell, opt Options, notGated string) Change {
 		return ch
 	}
 	ch.Diff = c.Median - b.Median
+	scale := math.Max(math.Abs(b.Median), math.Abs(c.Median))
 	switch {
-	case b.Median != 0:
+	case math.Abs(ch.Diff) <= 1e-9*scale:
+		// Floating-point dust (3.47e-18 s between two sums of one
+		// figure): no change.
+		ch.Diff, ch.DiffPct, ch.Ratio = 0, 0, 1
+		if b.Median == 0 {
+			ch.DiffPct, ch.Ratio = math.NaN(), math.NaN()
+		}
+	case b.Median != 0 && (m.Direction != Neutral || math.Abs(b.Median) > nearZero*scale):
 		ch.DiffPct = 100 * ch.Diff / b.Median
 		ch.Ratio = c.Median / b.Median
-	case ch.Diff != 0:
+	case m.Direction == Neutral:
+		// From ~0 (a WAL of 2.86e-05 MiB to 2.89 MiB): a ratio of 10^5
+		// says nothing the two values do not.
+		ch.Note = "from ~0"
+	default:
 		// From nothing to something (errors where there were none): an
 		// unbounded change, not an unknown one.
 		ch.DiffPct = math.Copysign(math.Inf(1), ch.Diff)
 		ch.Ratio = math.Inf(1)
 	}
+	ch.est = estimateOf(b, c, opt.Paired)
+	ch.Interval = ch.est.interval(opt.confidence())
 	if !gate {
-		ch.Note = why
+		if ch.Note == "" {
+			ch.Note = why
+		}
 		return ch
 	}
 	nb, nc := len(b.Values), len(c.Values)
@@ -494,8 +594,16 @@ func judge(m Metric, b, c Cell, opt Options, notGated string) Change {
 	return ch
 }
 
+// nearZero is how small a baseline may be, against the larger of the two
+// values, before a ratio from it means nothing: "from ~0".
+const nearZero = 1e-3
+
 // Untested is the verdict of a gated row that could not be tested.
 const Untested = "untested"
+
+// NotMeasuredVerdict is the verdict of a row whose phase a side did not
+// measure.
+const NotMeasuredVerdict = "not measured"
 
 func allEqual(a, b []float64) bool {
 	for _, xs := range [][]float64{a, b} {
@@ -598,7 +706,7 @@ func mixedPhases(sides []Side) map[string]bool {
 // and phase group, as compare reads them, in the order the run has them:
 // what bench history lines up over runs.
 func RunValues(rec *record.Record) (map[Key]float64, []Key) {
-	vals, order := values(rec, map[Key]bool{})
+	vals, order := values(rec, map[Key]bool{}, nil)
 	out := make(map[Key]float64, len(vals))
 	for k, s := range vals {
 		out[k] = s.v

@@ -45,11 +45,11 @@ func TestClearRegression(t *testing.T) {
 	if ch := row(t, c, "mean latency", "LATEST_POINT").Contender[0]; ch.Verdict != "~" {
 		t.Fatalf("unchanged LATEST_POINT judged %q (%s)", ch.Verdict, ch.Note)
 	}
-	if g := c.Gate(20, UntestedFail); len(g.Regressions) == 0 || !strings.Contains(strings.Join(g.Regressions, "\n"), "TIME_RANGE") || len(g.Untested) != 0 {
-		t.Fatalf("--fail-above 20 finds %+v", g)
+	if v := c.Decide(20, UntestedFail); v.Status != Regression || !strings.Contains(v.Headline, "TIME_RANGE") || len(v.Of(NotTested)) != 0 {
+		t.Fatalf("--fail-above 20 finds %+v", v.Lines())
 	}
-	if g := c.Gate(50, UntestedFail); len(g.Regressions) != 0 {
-		t.Fatalf("--fail-above 50 finds %v", g.Regressions)
+	if v := c.Decide(50, UntestedFail); len(v.Of(Worse)) != 0 {
+		t.Fatalf("--fail-above 50 finds %v", v.Lines())
 	}
 	// An improvement is "better", in the direction of the metric.
 	c = New(pr, []Side{base}, opts)
@@ -75,7 +75,7 @@ func TestAANoiseGivesNoVerdicts(t *testing.T) {
 		if alarm {
 			alarmed++
 		}
-		if g := c.Gate(10, UntestedFail); len(g.Regressions)+len(g.Untested) > 0 {
+		if v := c.Decide(10, UntestedFail); len(v.Of(Worse, NotTested)) > 0 {
 			failed++
 		}
 	}
@@ -128,12 +128,12 @@ func TestTooFewRunsSaysSo(t *testing.T) {
 			t.Fatalf("n=%v: %+v, want %q", n, ch, Untested)
 		}
 		// Never silent: the gate lists what it could not test ...
-		if g := c.Gate(10, UntestedFail); len(g.Regressions) != 0 || len(g.Untested) == 0 {
-			t.Fatalf("n=%v: %+v", n, g)
+		if v := c.Decide(10, UntestedFail); len(v.Of(Worse)) != 0 || len(v.Of(NotTested)) == 0 || v.Status != Undetermined {
+			t.Fatalf("n=%v: %+v", n, v.Lines())
 		}
 		// ... or, by the user's choice, judges it by its ratio (+200%).
-		if g := c.Gate(10, UntestedRatio); len(g.Regressions) == 0 || len(g.Untested) != 0 || !strings.Contains(g.Regressions[0], "by its ratio alone") {
-			t.Fatalf("n=%v, --untested=ratio: %+v", n, g)
+		if v := c.Decide(10, UntestedRatio); len(v.Of(Worse)) == 0 || len(v.Of(NotTested)) != 0 || !strings.Contains(v.Of(Worse)[0].Line(), "by its ratio alone") {
+			t.Fatalf("n=%v, --untested=ratio: %+v", n, v.Lines())
 		}
 	}
 	// Three runs a side are tested: a threefold latency is found.
@@ -149,15 +149,14 @@ func TestEveryFailureIsCaught(t *testing.T) {
 	order := []string{"INGESTION"}
 	for _, n := range []int{1, 3, 5} {
 		c := New(side("a", 1, n, map[string]float64{"INGESTION": 10}, order), []Side{side("b", 2, n, map[string]float64{"INGESTION": 0}, order)}, opts)
-		g := c.Gate(10, UntestedFail)
-		if len(g.Regressions)+len(g.Untested) == 0 {
+		if v := c.Decide(10, UntestedFail); v.Status == Passed {
 			t.Fatalf("n=%d+%d: throughput −100%% and every operation failed, and the gate passes", n, n)
 		}
 		if er := row(t, c, "error rate", "INGESTION").Contender[0]; !math.IsInf(er.DiffPct, 1) || strings.Contains(er.Note, "below --min-effect") {
 			t.Fatalf("n=%d: error rate 0 → 100%%: %+v", n, er)
 		}
-		if g := c.Gate(10, UntestedRatio); len(g.Regressions) == 0 {
-			t.Fatalf("n=%d, --untested=ratio: %+v", n, g)
+		if v := c.Decide(10, UntestedRatio); len(v.Of(Worse)) == 0 {
+			t.Fatalf("n=%d, --untested=ratio: %+v", n, v.Lines())
 		}
 	}
 }
@@ -215,7 +214,7 @@ func TestServerMetricsCompared(t *testing.T) {
 	if seg := cmp.ServerRows[1]; seg.Contender[0].OK || seg.Contender[0].Note != "missing in the contender" {
 		t.Fatalf("segment count row %+v", seg)
 	}
-	if g := cmp.Gate(1, UntestedFail); len(g.Regressions) != 0 {
+	if v := cmp.Decide(1, UntestedFail); len(v.Of(Worse)) != 0 {
 		t.Fatal("a server metric must never fail the gate")
 	}
 }

@@ -56,6 +56,8 @@ func (o Options) Check(failAbove float64, gated bool, untested string) error {
 		return fmt.Errorf("--alpha=%g: a significance level is between 0 and 1, exclusive (e.g. 0.01)", o.Alpha)
 	case gated && (bad(failAbove) || failAbove < 0):
 		return fmt.Errorf("--fail-above=%g: a percentage of 0 or more (e.g. 10)", failAbove)
+	case bad(o.Confidence) || o.Confidence <= 0 || o.Confidence >= 1:
+		return fmt.Errorf("--confidence=%g: a confidence level is between 0 and 1, exclusive (e.g. 0.90)", o.Confidence)
 	case bad(o.MinEffect) || o.MinEffect < 0:
 		return fmt.Errorf("--min-effect=%g: a percentage of 0 or more (e.g. 5)", o.MinEffect)
 	case bad(o.MinAbsMS) || o.MinAbsMS < 0:
@@ -213,108 +215,6 @@ func pval(p float64) string {
 		return "<0.0001"
 	}
 	return fmt.Sprintf("%.4f", p)
-}
-
-// GateResult is what --fail-above found: regressions (exit 1) and gated
-// rows it could not test (their own exit status, under --untested=fail).
-type GateResult struct {
-	Regressions []string
-	Untested    []string
-	// Unproven are rows judged worse by more than --fail-above whose data
-	// do not show the change to exceed it: said, not failed.
-	Unproven []string
-}
-
-// Gate applies --fail-above N. A row fails the gate when it is judged
-// worse and the data show that it is worse by more than N percent: a
-// one-sided Welch test against a change of exactly N% (the baseline's runs
-// scaled by 1 ± N/100), Holm-adjusted over every tested row of the
-// contender. A point estimate just past N on a drifting machine is not
-// enough; a change far past N is found as surely as before. Under the ratio
-// rule an untestable row that both sides report is judged by its ratio
-// alone instead.
-func (c *Comparison) Gate(failAbove float64, untested string) GateResult {
-	var g GateResult
-	for i := range c.Contenders {
-		type ref struct{ row int }
-		var tested []ref
-		var ps []float64
-		for r, row := range c.Rows {
-			if ch := row.Contender[i]; ch.Tested {
-				tested = append(tested, ref{r})
-				ps = append(ps, beyond(row.Metric, row.Baseline, ch, failAbove))
-			}
-		}
-		adj := Holm(ps)
-		beyondAdj := map[int]float64{}
-		for k, t := range tested {
-			beyondAdj[t.row] = adj[k]
-		}
-		for r, row := range c.Rows {
-			ch := row.Contender[i]
-			where := fmt.Sprintf("%s: %s of %s (%s)", c.Contenders[i].Label, row.Key.Metric, row.Key.Op, row.Key.Phase)
-			switch {
-			case ch.Tested && ch.Verdict == "worse" && worseBy(row.Metric, ch) > failAbove && beyondAdj[r] < c.Options.Alpha:
-				g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s (%s; worse by more than %g%%: p(Holm)=%s)", where, Pct(ch.DiffPct), ch.Note, failAbove, pval(beyondAdj[r])))
-			case ch.Tested && ch.Verdict == "worse" && worseBy(row.Metric, ch) > failAbove:
-				g.Unproven = append(g.Unproven, fmt.Sprintf("%s is %s, but not shown to exceed %g%% (p(Holm)=%s)", where, Pct(ch.DiffPct), failAbove, pval(beyondAdj[r])))
-			case ch.Untestable == "":
-			case untested == UntestedRatio && row.Baseline.OK && ch.OK && worseBy(row.Metric, ch) > failAbove:
-				g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s by its ratio alone (untested: %s)", where, Pct(ch.DiffPct), ch.Untestable))
-			case untested == UntestedRatio && row.Baseline.OK && ch.OK:
-			default:
-				g.Untested = append(g.Untested, fmt.Sprintf("%s: %s", where, ch.Untestable))
-			}
-		}
-	}
-	c.gateServer(failAbove, &g)
-	return g
-}
-
-// beyond is the one-sided p-value of "the contender is worse than the
-// baseline by more than pct percent", from the per-run values: Welch's test
-// of the contender against the baseline scaled to that limit, or, for a
-// row tested in pairs, the paired test of the mean log-ratio against the
-// limit's.
-func beyond(m Metric, b Cell, ch Change, pct float64) float64 {
-	base, cont := b.Values, ch.Values
-	scale := 1 + pct/100
-	if m.Direction == HigherIsBetter {
-		scale = 1 - pct/100
-	}
-	if d, ok := logRatios(b, ch.Cell); ok && ch.Paired {
-		if m.Direction == HigherIsBetter {
-			if scale <= 0 {
-				return 1
-			}
-			neg := make([]float64, len(d))
-			for i, x := range d {
-				neg[i] = -x
-			}
-			return pairedGreater(neg, -math.Log(scale))
-		}
-		return pairedGreater(d, math.Log(scale))
-	}
-	limit := make([]float64, len(base))
-	for i, v := range base {
-		limit[i] = v * scale
-	}
-	if m.Direction == HigherIsBetter {
-		return welchGreater(cont, limit) // worse: the limit is above the contender
-	}
-	return welchGreater(limit, cont)
-}
-
-// welchGreater is the one-sided Welch p-value of mean(y) > mean(x).
-func welchGreater(x, y []float64) float64 {
-	t, df, ok := welchT(x, y)
-	switch {
-	case !ok, math.IsInf(t, -1), t == 0 && df == 0:
-		return 1
-	case math.IsInf(t, 1):
-		return 0
-	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-t)
 }
 
 // worseBy is how many percent a change goes in the metric's worse

@@ -63,20 +63,6 @@ func TestNeededSamples(t *testing.T) {
 	}
 }
 
-func TestWelchGreater(t *testing.T) {
-	// Reference: scipy.stats.ttest_ind(y, x, equal_var=False, alternative="greater").
-	x, y := []float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}
-	if p := welchGreater(x, y); math.Abs(p-0.0010528257933665399/2) > 1e-9 {
-		t.Errorf("welchGreater = %v, want half the two-sided p", p)
-	}
-	if p := welchGreater(y, x); p < 0.99 {
-		t.Errorf("the other direction: p = %v", p)
-	}
-	if welchGreater([]float64{0, 0, 0}, []float64{100, 100, 100}) != 0 || welchGreater([]float64{1, 1, 1}, []float64{1, 1, 1}) != 1 {
-		t.Error("samples without spread")
-	}
-}
-
 // TestGateNeedsTheChangeBeyondTheLimit: +12% measured with a run-to-run
 // spread of ±5% is worse, but not shown to exceed 10%: noted, not failed;
 // +30% with the same spread fails.
@@ -99,11 +85,11 @@ func TestGateNeedsTheChangeBeyondTheLimit(t *testing.T) {
 	if ch := row(t, c, "mean latency", "Q1").Contender[0]; ch.Verdict != "worse" {
 		t.Fatalf("+12%% consistently: %+v", ch)
 	}
-	if g := c.Gate(10, UntestedFail); len(g.Regressions) != 0 || len(g.Unproven) == 0 || !strings.Contains(g.Unproven[0], "but not shown to exceed 10%") {
-		t.Fatalf("+12%% ± 5%%: %+v", g)
+	if v := c.Decide(10, UntestedFail); len(v.Of(Worse)) != 0 || len(v.Of(Inconclusive)) == 0 || !strings.Contains(v.Of(Inconclusive)[0].Line(), "cannot rule out worse by more than 10%") || v.Status != Undetermined {
+		t.Fatalf("+12%% ± 5%%: %+v", v.Lines())
 	}
 	c = New(base, []Side{runs("b", 13, 13.6, 12.4, 13.3, 12.7)}, opt)
-	if g := c.Gate(10, UntestedFail); len(g.Regressions) == 0 || !strings.Contains(g.Regressions[0], "worse by more than 10%: p(Holm)=") {
-		t.Fatalf("+30%%: %+v", g)
+	if v := c.Decide(10, UntestedFail); len(v.Of(Worse)) == 0 || !strings.Contains(v.Of(Worse)[0].Line(), "beyond 10% (p(Holm)=") || v.Status != Regression {
+		t.Fatalf("+30%%: %+v", v.Lines())
 	}
 }

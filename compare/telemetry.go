@@ -2,7 +2,10 @@ package compare
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/telemetry"
@@ -120,36 +123,101 @@ func telemetryRows(base Side, contenders []Side, opt Options) []Row {
 	return rows
 }
 
-// gateServer is the gate of GateServer: a chosen server metric or
-// telemetry figure fails when the contender's median is above the
-// baseline's by more than failAbove percent (a larger footprint, more CPU,
-// more time: more is worse for what one would gate). A name that no row
-// has is said, so that a typo gates nothing in silence.
-func (c *Comparison) gateServer(failAbove float64, g *GateResult) {
+// Deterministic is a server figure that the same workload reproduces
+// run after run (the data's size on disk, what the server counted), so that
+// a change beyond its A/A spread is the build's, not the machine's: gated
+// by default, by its median ratio against a threshold of its own.
+type Deterministic struct {
+	Name string
+	// Threshold is the change in percent beyond which the figure fails
+	// the gate: a margin over its largest A/A deviation, measured with
+	// scripts/deterministic-spread (docs/weekly-regression.md).
+	Threshold float64
+	// TwoSided fails a change either way (a count that must match);
+	// otherwise only a larger figure fails.
+	TwoSided bool
+}
+
+// DeterministicFigures are the server figures gated without --gate-server.
+var DeterministicFigures = []Deterministic{
+	{Name: "Bytes per point", Threshold: 5},
+	{Name: "Data size on disk", Threshold: 5},
+	{Name: CountedName, Threshold: 0.5, TwoSided: true},
+}
+
+// decideServer gates the deterministic server figures by their own
+// thresholds and the figures GateServer names by failAbove: a figure fails
+// when the contender's median is above the baseline's by more than the
+// threshold (a larger footprint, more CPU, more time: more is worse for
+// what one would gate). A named figure that no row has, or that one side
+// does not report, is not tested: said, never passed in silence.
+func (c *Comparison) decideServer(failAbove float64, v *Verdict) {
+	type gate struct {
+		name      string
+		threshold float64
+		twoSided  bool
+		named     bool
+	}
+	var gates []gate
+	for _, d := range DeterministicFigures {
+		gates = append(gates, gate{d.Name, d.Threshold, d.TwoSided, false})
+	}
 	for _, name := range c.Options.GateServer {
+		if i := slices.IndexFunc(gates, func(g gate) bool { return g.name == name }); i >= 0 {
+			gates[i].named = true
+			continue
+		}
+		gates = append(gates, gate{name, failAbove, false, true})
+	}
+	rows := slices.Concat(c.ServerRows, c.TelemetryRows)
+	for _, g := range gates {
 		found := false
-		for _, row := range append(slices.Clone(c.ServerRows), c.TelemetryRows...) {
-			if row.Key.Metric != name {
+		for _, row := range rows {
+			if row.Key.Metric != g.name {
 				continue
 			}
 			found = true
 			for i, ch := range row.Contender {
-				where := fmt.Sprintf("%s: server %s", c.Contenders[i].Label, name)
+				j := Judgement{Contender: c.Contenders[i].Label, Metric: g.name, Unit: row.Metric.Unit, Phase: row.Key.Phase, Server: true, Limit: g.threshold,
+					Baseline: row.Baseline.Median, Value: ch.Median, Change: ch.DiffPct, Interval: ch.Interval}
 				if row.Key.Phase != "server" {
-					where += fmt.Sprintf(" of %s (%s)", row.Key.Op, row.Key.Phase)
+					j.Operation = row.Key.Op
+				}
+				by := ch.DiffPct
+				if g.twoSided {
+					by = math.Abs(by)
 				}
 				switch {
+				case !row.Baseline.OK && !ch.OK:
+					continue
 				case !row.Baseline.OK || !ch.OK:
-					g.Untested = append(g.Untested, where+": not reported by both sides")
-				case ch.DiffPct > failAbove:
-					g.Regressions = append(g.Regressions, fmt.Sprintf("%s is %s (--gate-server; more by more than %g%%)", where, Pct(ch.DiffPct), failAbove))
+					j.Decision, j.Why = NotTested, "not reported by both sides"
+				case math.IsNaN(by):
+					j.Decision, j.Why = NotTested, "no ratio: the baseline's is 0"
+				case by > g.threshold:
+					j.Decision = Worse
+				default:
+					j.Decision = Within
 				}
+				if !g.named {
+					j.Why = strings.TrimPrefix(j.Why+"; deterministic, gated by default", "; ")
+				}
+				v.Rows = append(v.Rows, j)
 			}
 		}
-		if !found {
-			g.Untested = append(g.Untested, fmt.Sprintf("--gate-server %q: no server metric or telemetry figure of that name in these runs", name))
+		if !found && g.named {
+			v.Rows = append(v.Rows, Judgement{Metric: g.name, Server: true, Phase: "server", Decision: NotTested, Why: fmt.Sprintf("--gate-server %q: no server metric or telemetry figure of that name in these runs", g.name)})
 		}
 	}
+}
+
+// num3 writes a median for a sentence: whole numbers from 1000 up, four
+// significant digits below.
+func num3(x float64) string {
+	if math.Abs(x) >= 1000 {
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
 // ServerValue is a server figure of a run as compare's server tables read
@@ -165,7 +233,7 @@ type ServerValue struct {
 // server reported, then its telemetry, in the order the run lists them.
 func RunServerValues(rec *record.Record) []ServerValue {
 	var out []ServerValue
-	for _, m := range rec.ServerMetrics {
+	for _, m := range serverMetrics(rec) {
 		if !m.NotReported {
 			out = append(out, ServerValue{Source: "server", Figure: m.Name, Unit: m.Unit, Value: m.Value})
 		}

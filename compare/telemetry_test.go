@@ -37,18 +37,18 @@ func TestTelemetryCompared(t *testing.T) {
 	if th := rows["main|process (java, port 6667)|threads"]; th.Contender[0].OK || th.Contender[0].Note != "missing in the contender" {
 		t.Errorf("threads, sampled by the baseline only: %+v", th.Contender[0])
 	}
-	if g := cmp.Gate(10, UntestedFail); len(g.Regressions) != 0 {
-		t.Errorf("telemetry failed the gate unasked: %q", g.Regressions)
+	if v := cmp.Decide(10, UntestedFail); len(v.Of(Worse)) != 0 {
+		t.Errorf("telemetry failed the gate unasked: %q", v.Lines())
 	}
 	opt := opts
 	opt.GateServer = []string{"CPU user", "no such figure"}
 	cmp = New(Side{Label: "base", Runs: b}, []Side{{Label: "cont", Runs: c}}, opt)
-	g := cmp.Gate(10, UntestedFail)
-	if len(g.Regressions) != 1 || !strings.Contains(g.Regressions[0], "cont: server CPU user of process (java, port 6667) (main) is +100.00%") {
-		t.Errorf("--gate-server CPU user: regressions %q, want the process's CPU (+100%%) and not the machine's (equal)", g.Regressions)
+	v := cmp.Decide(10, UntestedFail)
+	if w := v.Of(Worse); len(w) != 1 || !strings.Contains(w[0].Line(), "cont: CPU user of process (java, port 6667) (main) is worse: 3 → 6 s, +100.00%") {
+		t.Errorf("--gate-server CPU user: regressions %q, want the process's CPU (+100%%) and not the machine's (equal)", v.Lines())
 	}
-	if len(g.Untested) != 1 || !strings.Contains(g.Untested[0], `"no such figure"`) {
-		t.Errorf("a name no row has: untested %q, want it said", g.Untested)
+	if u := v.Of(NotTested); len(u) != 1 || !strings.Contains(u[0].Line(), `"no such figure"`) {
+		t.Errorf("a name no row has: %q, want it said", v.Lines())
 	}
 	if err := opt.Check(0, false, UntestedFail); err == nil {
 		t.Error("--gate-server without --fail-above: want a usage error")

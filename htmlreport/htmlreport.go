@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,10 +47,13 @@ type Facts struct {
 type pageData struct {
 	Title     string
 	Generated string
-	Lead      []string
-	Facts     Facts
-	Figures   []Figure
-	Notes     []string
+	// Verdict is a comparison's: the gate's status and the summary a
+	// reviewer reads first (report.Summary), above everything else.
+	Verdict *verdictBox
+	Lead    []string
+	Facts   Facts
+	Figures []Figure
+	Notes   []string
 	// Styles are the charts' shared styles, one CSS class each.
 	Styles template.CSS
 	Tables []report.Table
@@ -88,6 +92,13 @@ func Comparison(w io.Writer, tool string, cmp *compare.Comparison, tables []repo
 	for _, s := range cmp.Contenders {
 		labels = append(labels, s.Label)
 	}
+	// The summary stands once, in the verdict box, not again over a table.
+	v := verdictOf(cmp)
+	said := append([]string{v.Headline}, v.Lines...)
+	tables = slices.Clone(tables)
+	for i := range tables {
+		tables[i].Lead = slices.DeleteFunc(slices.Clone(tables[i].Lead), func(l string) bool { return slices.Contains(said, l) })
+	}
 	d := pageData{
 		// Baseline first, as every table of the page puts it.
 		Title:     fmt.Sprintf("tsbench comparison: %s vs %s", cmp.Baseline.Label, strings.Join(labels, ", ")),
@@ -95,8 +106,25 @@ func Comparison(w io.Writer, tool string, cmp *compare.Comparison, tables []repo
 		Lead:      cmp.Warnings,
 		Facts:     sideFacts(append([]compare.Side{cmp.Baseline}, cmp.Contenders...)),
 		Tables:    tables,
+		Verdict:   v,
 	}
 	return write(w, d, charts.ForComparison(cmp))
+}
+
+// verdictBox is the verdict at the top of a comparison's page.
+type verdictBox struct {
+	Status   string // passed, regression, inconclusive; "" without a gate
+	Headline string
+	Lines    []string
+}
+
+func verdictOf(cmp *compare.Comparison) *verdictBox {
+	lines := report.Summary(cmp)
+	v := &verdictBox{Headline: lines[0], Lines: lines[1:]}
+	if cmp.Verdict != nil {
+		v.Status = cmp.Verdict.Status
+	}
+	return v
 }
 
 // History writes a history: its tables and a trend chart for each series

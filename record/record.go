@@ -257,6 +257,25 @@ type Warmup struct {
 	Operations []*metrics.Snapshot `json:"operations"`
 }
 
+// Unmeasured says the phase's warm-up took all of it: its operations ran,
+// none after the warm-up, so its figures are not measured (never 0).
+func (p *Phase) Unmeasured() bool {
+	if p.Warmup == nil {
+		return false
+	}
+	for _, op := range p.Operations {
+		if op.OKOps+op.FailOps > 0 {
+			return false
+		}
+	}
+	for _, op := range p.Warmup.Operations {
+		if op.OKOps+op.FailOps > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // AllOperations are the phase's measured operations and its warm-up's:
 // what failed counts, whenever it failed.
 func (p *Phase) AllOperations() []*metrics.Snapshot {

@@ -79,7 +79,7 @@ func RallyTables(c *compare.Comparison) []Table {
 	header := []string{"Metric", "Operation", "Baseline (" + c.Baseline.Label + ")"}
 	for _, s := range c.Contenders {
 		l := s.Label
-		header = append(header, "Contender ("+l+")", "Diff", "Unit", "Diff %", "Ratio", "Verdict", "Note")
+		header = append(header, "Contender ("+l+")", "Diff", "Unit", "Diff %", ciHeader(c), "Ratio", "Verdict", "Note")
 	}
 	t := Table{Title: fmt.Sprintf("Comparison: %s vs %s", c.Baseline.Label, contenderLabels(c.Contenders)), Header: header, LeftColumns: 2}
 	g := c.Geomeans()
@@ -95,7 +95,7 @@ func RallyTables(c *compare.Comparison) []Table {
 			if r.Baseline.OK && ch.OK {
 				diff = num(ch.Diff)
 			}
-			row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, compare.Pct(ch.DiffPct), ratio(ch.Ratio), ch.Verdict, withZero(r.Baseline, ch))
+			row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, compare.Pct(ch.DiffPct), intervalCell(ch), ratio(ch.Ratio), ch.Verdict, withZero(r.Baseline, ch))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -103,29 +103,74 @@ func RallyTables(c *compare.Comparison) []Table {
 		t.Rows = appendGeomean(t.Rows, c, last, g)
 	}
 	t.Notes = notes(c)
-	t.Lead = c.Lead()
+	t.Lead = slices.Concat(Summary(c), c.Lead())
 	out := []Table{t}
-	if len(c.ServerRows) > 0 {
-		sh := []string{"Metric", "Baseline (" + c.Baseline.Label + ")"}
-		for _, s := range c.Contenders {
-			sh = append(sh, "Contender ("+s.Label+")", "Diff", "Unit", "Diff %", "Ratio", "Note")
-		}
-		st := Table{Title: fmt.Sprintf("Server metrics: %s vs %s", c.Baseline.Label, contenderLabels(c.Contenders)), Header: sh,
-			Notes: []string{"Server metrics are the database's own figures (medians over the runs), shown for reading, not judged."}}
-		for _, r := range c.ServerRows {
-			row := []string{r.Key.Metric, cellText(r.Baseline)}
-			for _, ch := range r.Contender {
-				diff := "-"
-				if r.Baseline.OK && ch.OK {
-					diff = num(ch.Diff)
-				}
-				row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, compare.Pct(ch.DiffPct), ratio(ch.Ratio), withZero(r.Baseline, ch))
-			}
-			st.Rows = append(st.Rows, row)
-		}
+	if st, ok := serverMetricsTable(c); ok {
 		out = append(out, st)
 	}
 	return append(out, telemetryTables(c)...)
+}
+
+// ciHeader names the interval column by its level: "90% CI".
+func ciHeader(c *compare.Comparison) string {
+	conf := c.Options.Confidence
+	if conf == 0 {
+		conf = compare.DefaultConfidence
+	}
+	return fmt.Sprintf("%g%% CI", 100*conf)
+}
+
+// serverMetricsTable is the server metrics of the sides (the database's own
+// figures, the footprint, and what the server counted), with the gate's
+// word on the figures it gates.
+func serverMetricsTable(c *compare.Comparison) (Table, bool) {
+	if len(c.ServerRows) == 0 {
+		return Table{}, false
+	}
+	sh := []string{"Metric", "Baseline (" + c.Baseline.Label + ")"}
+	for _, s := range c.Contenders {
+		sh = append(sh, "Contender ("+s.Label+")", "Diff", "Unit", "Diff %", ciHeader(c), "Ratio", "Note")
+	}
+	st := Table{Title: fmt.Sprintf("Server metrics: %s vs %s", c.Baseline.Label, contenderLabels(c.Contenders)), Header: sh,
+		Notes: []string{serverNote()}}
+	for _, r := range c.ServerRows {
+		row := []string{r.Key.Metric, cellText(r.Baseline)}
+		for i, ch := range r.Contender {
+			diff := "-"
+			if r.Baseline.OK && ch.OK {
+				diff = num(ch.Diff)
+			}
+			row = append(row, cellText(ch.Cell), diff, r.Metric.Unit, compare.Pct(ch.DiffPct), intervalCell(ch), ratio(ch.Ratio), serverVerdict(c, r, i, withZero(r.Baseline, ch)))
+		}
+		st.Rows = append(st.Rows, row)
+	}
+	return st, true
+}
+
+// serverNote says which server metrics the gate reads.
+func serverNote() string {
+	var gated []string
+	for _, d := range compare.DeterministicFigures {
+		gated = append(gated, fmt.Sprintf("%s (%g%%)", d.Name, d.Threshold))
+	}
+	return "Server metrics are the database's own figures (medians over the runs). The deterministic ones are gated by default, by their ratio against limits from their measured A/A spread: " + strings.Join(gated, ", ") + "; the others only when --gate-server names them."
+}
+
+// serverVerdict is a server row's note with the gate's decision on it.
+func serverVerdict(c *compare.Comparison, r compare.Row, ci int, note string) string {
+	if c.Verdict == nil {
+		return note
+	}
+	for _, j := range c.Verdict.Rows {
+		if j.Server && j.Metric == r.Key.Metric && j.Contender == c.Contenders[ci].Label && (j.Operation == "" || j.Operation == r.Key.Op) {
+			d := fmt.Sprintf("gate: %s (limit %g%%)", j.Decision, j.Limit)
+			if note == "" {
+				return d
+			}
+			return d + "; " + note
+		}
+	}
+	return note
 }
 
 // telemetryTables is the server telemetry of the sides, per phase group,
@@ -138,7 +183,7 @@ func telemetryTables(c *compare.Comparison) []Table {
 	}
 	h := []string{"Phase", "Source", "Figure", "Stat", "Baseline (" + c.Baseline.Label + ")"}
 	for _, s := range c.Contenders {
-		h = append(h, "Contender ("+s.Label+")", "Diff", "Unit", "Diff %", "Ratio", "Note")
+		h = append(h, "Contender ("+s.Label+")", "Diff", "Unit", "Diff %", ciHeader(c), "Ratio", "Note")
 	}
 	t := Table{Title: fmt.Sprintf("Server telemetry: %s vs %s", c.Baseline.Label, contenderLabels(c.Contenders)), Header: h, LeftColumns: 4,
 		Notes: []string{"Server telemetry is what the machine, the server's processes and the database's own metrics did over each phase group (SERVER_METRICS_INTERVAL): a counter's total, a gauge's mean over its samples, medians over the runs; shown for reading, never gated unless --gate-server names it."}}
@@ -159,7 +204,7 @@ func telemetryTables(c *compare.Comparison) []Table {
 			if r.Baseline.OK && ch.OK {
 				diff = num(ch.Diff / scale)
 			}
-			row = append(row, scaled(ch.Cell), diff, unit, compare.Pct(ch.DiffPct), ratio(ch.Ratio), withZero(r.Baseline, ch))
+			row = append(row, scaled(ch.Cell), diff, unit, compare.Pct(ch.DiffPct), intervalCell(ch), ratio(ch.Ratio), withZero(r.Baseline, ch))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -188,20 +233,25 @@ func geomeanRow(c *compare.Comparison, metric string, g map[string][]compare.Geo
 	for i := range c.Contenders {
 		e := g[metric][i]
 		if e.Rows == 0 {
-			row = append(row, "", "", unit, "n/a", "n/a", "", "no rows on both sides")
+			row = append(row, "", "", unit, "n/a", "", "n/a", "", "no rows on both sides")
 			continue
 		}
-		row = append(row, "", "", unit, compare.Pct(100*(e.Ratio-1)), ratio(e.Ratio), "", fmt.Sprintf("over %d rows; a summary, not a test", e.Rows))
+		row = append(row, "", "", unit, compare.Pct(100*(e.Ratio-1)), "", ratio(e.Ratio), "", fmt.Sprintf("over %d rows; a summary, not a test", e.Rows))
 	}
 	return row
 }
 
 func notes(c *compare.Comparison) []string {
-	n := []string{
+	var n []string
+	if c.Verdict != nil {
+		n = append(n, c.Verdict.Method())
+	}
+	n = append(n, []string{
 		fmt.Sprintf("Verdicts: Welch's t-test, two-sided, on the per-run values of each side (medians shown); p(Holm) adjusts p over every tested row of a contender (Holm–Bonferroni: the chance of any false alarm stays below α=%g); ~ = no significant change, a change below --min-effect %g%%, or a latency change below the noise floor (--min-abs %g ms); Ratio = contender / baseline.", c.Options.Alpha, c.Options.MinEffect, c.Options.MinAbsMS),
 		compare.GateRules,
 		"Directions: throughput higher is better; latency and error rate lower is better; ok operations neutral.",
-	}
+		ciHeader(c) + ": the change's confidence interval, on log values as the row's test (paired within the routine's blocks, or Welch's), in percent; on the difference of the means, in the unit, where a run has a 0.",
+	}...)
 	for _, r := range c.Rows {
 		for _, ch := range r.Contender {
 			if ch.Untestable != "" {
@@ -266,7 +316,7 @@ func PRTables(c *compare.Comparison) []Table {
 		}
 	}
 	header = append(header, "Note")
-	t := Table{Title: fmt.Sprintf("PR report: %s vs %s (mean latency in ms unless the row says otherwise)", bl, contenderLabels(c.Contenders)), Header: header, Lead: c.Lead()}
+	t := Table{Title: fmt.Sprintf("PR report: %s vs %s (mean latency in ms unless the row says otherwise)", bl, contenderLabels(c.Contenders)), Header: header, Lead: slices.Concat(Summary(c), c.Lead()), Fold: true}
 	// compare.Row order: ingestion throughput, INGESTION latency, then operations as first seen.
 	var ops []string
 	seenOp := map[string]bool{}
@@ -287,6 +337,20 @@ func PRTables(c *compare.Comparison) []Table {
 	for _, op := range ops {
 		lines = append(lines, line{op, "mean latency", op})
 	}
+	// The rows that decided the gate, whatever their metric: a P99 or an
+	// error rate that failed it is in the PR table too.
+	if c.Verdict != nil {
+		for _, j := range c.Verdict.Rows {
+			if j.Server || j.Decision == compare.Within || j.Decision == compare.Better || j.Decision == compare.ByRatio {
+				continue
+			}
+			ln := line{fmt.Sprintf("%s %s (%s)", j.Operation, j.Metric, j.Unit), j.Metric, j.Operation}
+			if j.Metric == "mean latency" || j.Metric == "throughput" && j.Operation == config.Ingestion || slices.Contains(lines, ln) {
+				continue
+			}
+			lines = append(lines, ln)
+		}
+	}
 	untested := map[string]bool{}
 	for _, ln := range lines {
 		row := []string{ln.label}
@@ -304,7 +368,7 @@ func PRTables(c *compare.Comparison) []Table {
 				row = append(row, cellOr(r, ok, ci))
 				if ok && r.Baseline.OK && r.Contender[ci].OK {
 					ch := r.Contender[ci]
-					row = append(row, ratio(ch.Ratio)+verdictMark(ch))
+					row = append(row, ratio(ch.Ratio)+ratioInterval(ch)+verdictMark(ch))
 					switch {
 					case ch.Untestable != "":
 						untested[ch.Untestable] = true
@@ -319,7 +383,7 @@ func PRTables(c *compare.Comparison) []Table {
 		row = append(row, strings.Join(dedupe(notes), "; "))
 		t.Rows = append(t.Rows, row)
 	}
-	t.Notes = []string{"Ratios are contender/baseline; marked ↑ significantly better, ↓ significantly worse, ~ no significant change " +
+	t.Notes = []string{"Ratios are contender/baseline with their " + ciHeader(c) + " in brackets; marked ↑ significantly better, ↓ significantly worse, ~ no significant change " +
 		fmt.Sprintf("(Welch's t-test with Holm's correction over every tested row, family-wise α=%g; --min-effect %g%%; latency changes below --min-abs %g ms not judged).", c.Options.Alpha, c.Options.MinEffect, c.Options.MinAbsMS), compare.GateRules}
 	if hasRounds && seenOp[config.Ingestion] {
 		t.Notes[0] += " The ingestion rows come from the ingest phase before the query rounds."
@@ -332,8 +396,19 @@ func PRTables(c *compare.Comparison) []Table {
 		sort.Strings(ns)
 		t.Notes = append(t.Notes, fmt.Sprintf("Unmarked ratios are untested (%s): until each side has %d or more runs (bench run --repeat 5), a ratio is one sample, not a verdict.", strings.Join(ns, "; "), compare.MinRuns))
 	}
+	if c.Verdict != nil {
+		t.Notes = append(t.Notes, c.Verdict.Method())
+	}
 	t.Notes = append(t.Notes, c.Warnings...)
-	return append([]Table{t}, telemetryTables(c)...)
+	out := []Table{t}
+	if st, ok := serverMetricsTable(c); ok {
+		out = append(out, st)
+	}
+	out = append(out, telemetryTables(c)...)
+	for i := range out {
+		out[i].Fold = true
+	}
+	return out
 }
 
 func dedupe(xs []string) []string {
@@ -397,11 +472,13 @@ func cellOr(r compare.Row, ok bool, contender int) string {
 
 // comparisonJSON is the comparison in machine-readable form.
 type comparisonJSON struct {
-	Baseline   sideJSON   `json:"baseline"`
-	Contenders []sideJSON `json:"contenders"`
-	Alpha      float64    `json:"alpha"`
-	MinEffect  float64    `json:"min_effect_pct"`
-	MinAbsMS   float64    `json:"min_abs_ms,omitempty"`
+	// Verdict is the gate's (--fail-above), first: what a CI job reads.
+	Verdict    *compare.Verdict `json:"verdict,omitempty"`
+	Baseline   sideJSON         `json:"baseline"`
+	Contenders []sideJSON       `json:"contenders"`
+	Alpha      float64          `json:"alpha"`
+	MinEffect  float64          `json:"min_effect_pct"`
+	MinAbsMS   float64          `json:"min_abs_ms,omitempty"`
 	// Differences are what differs between the sides besides the build
 	// under test (database, tsbench build, workload, host).
 	Differences []string `json:"differences,omitempty"`
@@ -442,6 +519,11 @@ type changeJSON struct {
 	Note    string   `json:"note,omitempty"`
 	// Untestable is why a gated row could not be tested.
 	Untestable string `json:"untestable,omitempty"`
+	// Gated says the gate judges the row; Interval is the change's.
+	Gated    bool              `json:"gated,omitempty"`
+	Interval *compare.Interval `json:"interval,omitempty"`
+	// NotMeasured says why a side did not measure the row's phase.
+	NotMeasured string `json:"not_measured,omitempty"`
 }
 
 func finite(x float64, ok bool) *float64 {
@@ -464,7 +546,7 @@ func ComparisonJSON(c *compare.Comparison) any {
 		}
 		return j
 	}
-	out := comparisonJSON{Baseline: side(c.Baseline), Alpha: c.Options.Alpha, MinEffect: c.Options.MinEffect, MinAbsMS: c.Options.MinAbsMS, Differences: c.Differences(), SameBuild: c.SameBuild(), Warnings: c.Warnings}
+	out := comparisonJSON{Verdict: c.Verdict, Baseline: side(c.Baseline), Alpha: c.Options.Alpha, MinEffect: c.Options.MinEffect, MinAbsMS: c.Options.MinAbsMS, Differences: c.Differences(), SameBuild: c.SameBuild(), Warnings: c.Warnings}
 	for _, s := range c.Contenders {
 		out.Contenders = append(out.Contenders, side(s))
 	}
@@ -472,7 +554,7 @@ func ComparisonJSON(c *compare.Comparison) any {
 		rj := rowJSON{Metric: r.Key.Metric, Unit: r.Metric.Unit, Direction: r.Metric.Direction.String(), Phase: r.Key.Phase, Operation: r.Key.Op, Stat: r.Metric.Stat, Baseline: r.Baseline}
 		for _, ch := range r.Contender {
 			both := r.Baseline.OK && ch.OK
-			rj.Contenders = append(rj.Contenders, changeJSON{Cell: ch.Cell, Diff: finite(ch.Diff, both), DiffPct: finite(ch.DiffPct, both), Ratio: finite(ch.Ratio, both), P: finite(ch.P, ch.Tested), AdjP: finite(ch.AdjP, ch.Tested), Verdict: ch.Verdict, Note: ch.Note, Untestable: ch.Untestable})
+			rj.Contenders = append(rj.Contenders, changeJSON{Cell: ch.Cell, Diff: finite(ch.Diff, both), DiffPct: finite(ch.DiffPct, both), Ratio: finite(ch.Ratio, both), P: finite(ch.P, ch.Tested), AdjP: finite(ch.AdjP, ch.Tested), Verdict: ch.Verdict, Note: ch.Note, Untestable: ch.Untestable, Gated: ch.Gated, Interval: ch.Interval, NotMeasured: ch.Unmeasured})
 		}
 		out.Rows = append(out.Rows, rj)
 	}

@@ -21,6 +21,7 @@ func TestCompareGolden(t *testing.T) {
 	base := side("master-a2b704d", 7, 5, map[string]float64{"INGESTION": 30, "TIME_RANGE": 10, "LATEST_POINT": 2}, order)
 	pr := side("pr2689-7064536", 8, 5, map[string]float64{"INGESTION": 30, "TIME_RANGE": 13, "LATEST_POINT": 2}, order)
 	c := compare.New(base, []compare.Side{pr}, opts)
+	c.Decide(20, compare.UntestedFail)
 	// Every layout in every format: a new format gets its golden files
 	// from go test ./report -update.
 	for _, layout := range Layouts {
@@ -40,7 +41,12 @@ func TestMissingAndUnboundedPrinted(t *testing.T) {
 	base := side("a", 1, 1, map[string]float64{"Q1": 0, "Q2": 5}, []string{"Q1", "Q2"})
 	cont := side("b", 2, 1, map[string]float64{"Q1": 3, "Q3": 5}, []string{"Q1", "Q3"})
 	c := compare.New(base, []compare.Side{cont}, opts)
+	c.Decide(10, compare.UntestedRatio)
 	var buf bytes.Buffer
+	if err := WriteJSON(&buf, ComparisonJSON(c)); err != nil || !strings.Contains(buf.String(), `"status": "inconclusive"`) || !strings.Contains(buf.String(), `"change_pct": null`) {
+		t.Fatalf("JSON of a verdict on a change from 0: %v\n%s", err, buf.String())
+	}
+	buf.Reset()
 	WriteTables(&buf, "text", RallyTables(c))
 	if !strings.Contains(buf.String(), "+inf%") || !strings.Contains(buf.String(), "n/a") {
 		t.Fatal("the table must print +inf% for a change from 0, n/a for a row missing on a side")
@@ -99,7 +105,7 @@ func TestTelemetryTable(t *testing.T) {
 		if got := strings.Join(mem[:9], "|"); got != "main|process (java, port 6667)|resident memory|mean|200|200|0|MiB|+0.00%" {
 			t.Errorf("memory row %s", got)
 		}
-		if th[5] != "-" || th[10] != "missing in the contender" {
+		if th[5] != "-" || th[11] != "missing in the contender" {
 			t.Errorf("threads, the baseline's only: %q", th)
 		}
 	}

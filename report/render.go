@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"strconv"
 
@@ -28,6 +29,10 @@ type Table struct {
 	// LeftColumns is how many leading columns are labels (left-aligned);
 	// 0 means 1.
 	LeftColumns int `json:"-"`
+	// Fold puts the table, in Markdown, under a <details> element whose
+	// summary is its title: the PR report's summary is read first, its
+	// tables opened on demand.
+	Fold bool `json:"-"`
 }
 
 // WriteTables renders tables as text, markdown or csv. JSON callers encode
@@ -57,12 +62,20 @@ func WriteTables(w io.Writer, format Format, tables []Table) error {
 			for _, l := range t.Lead {
 				fmt.Fprintf(w, "> %s\n\n", l)
 			}
-			fmt.Fprintf(w, "**%s**\n\n", t.Title)
+			if t.Fold {
+				// A blank line after the summary, or GitHub shows the table as text.
+				fmt.Fprintf(w, "<details><summary><b>%s</b></summary>\n\n", html.EscapeString(t.Title))
+			} else {
+				fmt.Fprintf(w, "**%s**\n\n", t.Title)
+			}
 			if err := render(w, t, renderer.NewMarkdown()); err != nil {
 				return err
 			}
 			for _, n := range t.Notes {
 				fmt.Fprintf(w, "\n%s\n", n)
+			}
+			if t.Fold {
+				fmt.Fprint(w, "\n</details>\n")
 			}
 		}
 		return nil

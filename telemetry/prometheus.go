@@ -32,6 +32,8 @@ type Pick struct {
 	// first write): none is 0. Without it a figure the endpoint does not
 	// list is not reported, never 0.
 	Absent0 bool
+	// Written marks the count of what the run wrote (Series.Written).
+	Written bool
 }
 
 // Endpoint is a Prometheus metrics endpoint to sample: Name names the
@@ -102,7 +104,7 @@ func (p *promReader) Every() time.Duration { return p.e.Every }
 func (p *promReader) Figures() []Series {
 	var out []Series
 	for _, pk := range p.picks {
-		out = append(out, Series{Name: pk.Name, Unit: pk.Unit, Counter: pk.Counter, Chart: pk.Chart})
+		out = append(out, Series{Name: pk.Name, Unit: pk.Unit, Counter: pk.Counter, Chart: pk.Chart, Written: pk.Written})
 	}
 	for i, k := range p.raw {
 		out = append(out, Series{Name: k, Counter: p.rawCounter[i]})

@@ -38,8 +38,12 @@ type Series struct {
 	Counter bool `json:"counter,omitempty"`
 	// Chart marks one of a database's key series, which the HTML page
 	// draws over time (flushes, compactions, heap, file sizes).
-	Chart  bool      `json:"chart,omitempty"`
-	Values []float64 `json:"values"`
+	Chart bool `json:"chart,omitempty"`
+	// Written marks a counter of what the run wrote as the server counts
+	// it (IoTDB's points in, Elasticsearch's documents indexed): compare
+	// sets its total against the points or documents the run wrote.
+	Written bool      `json:"written,omitempty"`
+	Values  []float64 `json:"values"`
 }
 
 // Kind is a source's name without what another run of the same server

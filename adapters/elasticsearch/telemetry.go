@@ -42,7 +42,7 @@ var nodeFigures = []figure{
 	{telemetry.Series{Name: "young GC time", Unit: "s", Counter: true, Chart: true}, gc("young", true), 1000},
 	{telemetry.Series{Name: "old GC", Unit: "collections", Counter: true}, gc("old", false), 1},
 	{telemetry.Series{Name: "old GC time", Unit: "s", Counter: true}, gc("old", true), 1000},
-	{telemetry.Series{Name: "documents indexed", Unit: "documents", Counter: true, Chart: true}, func(n *nodeStats) *float64 { return n.Indices.Indexing.Total }, 1},
+	{telemetry.Series{Name: "documents indexed", Unit: "documents", Counter: true, Chart: true, Written: true}, func(n *nodeStats) *float64 { return n.Indices.Indexing.Total }, 1},
 	{telemetry.Series{Name: "indexing time", Unit: "s", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Indexing.Time }, 1000},
 	{telemetry.Series{Name: "searches", Unit: "queries", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Search.Total }, 1},
 	{telemetry.Series{Name: "search time", Unit: "s", Counter: true}, func(n *nodeStats) *float64 { return n.Indices.Search.Time }, 1000},

@@ -34,7 +34,7 @@ var dataNodePicks = []telemetry.Pick{
 	{Name: "JVM heap used", Unit: "bytes", Metric: "jvm_memory_used_bytes", Labels: map[string]string{"area": "heap"}, Chart: true},
 	{Name: "GC pauses", Unit: "pauses", Counter: true, Metric: "jvm_gc_pause_seconds_count"},
 	{Name: "GC pause time", Unit: "s", Counter: true, Metric: "jvm_gc_pause_seconds_sum", Chart: true},
-	{Name: "points written", Unit: "points", Counter: true, Metric: "quantity_total", Labels: map[string]string{"name": "points_in"}, Absent0: true, Chart: true},
+	{Name: "points written", Unit: "points", Counter: true, Metric: "quantity_total", Labels: map[string]string{"name": "points_in"}, Absent0: true, Chart: true, Written: true},
 	{Name: "write requests", Unit: "requests", Counter: true, Metric: "performance_overview_seconds_count", Labels: map[string]string{"interface": "insert*"}, Absent0: true},
 	{Name: "write time", Unit: "s", Counter: true, Metric: "performance_overview_seconds_sum", Labels: map[string]string{"interface": "insert*"}, Absent0: true},
 	{Name: "queries", Unit: "queries", Counter: true, Metric: "performance_overview_seconds_count", Labels: map[string]string{"interface": "executeQueryStatement", "type": "QUERY"}, Absent0: true},

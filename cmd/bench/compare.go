@@ -26,7 +26,7 @@ func newCompare(stdout, stderr io.Writer) *cobra.Command {
 		results, format, layout, output string
 		pngDir                          string
 		failAbove, minEffect, minAbs    float64
-		alpha                           float64
+		alpha, confidence               float64
 		force, paired                   bool
 		untested                        string
 		gateServer                      []string
@@ -43,10 +43,15 @@ Layouts: rally (Metric, Operation, Baseline, Contender, Diff, Unit, Diff %, Rati
 Verdict) and pr (one row per operation or query variant; per round baseline,
 contender and contender/baseline, like the IoTDB weekly regression report).
 
-The gate (--fail-above N) fails on a row judged worse whose per-run values
-show it worse by more than N percent (a one-sided Welch test against a change
-of exactly N%, Holm-adjusted too); a row measured past N but not shown to
-exceed it is noted, not failed.
+The gate (--fail-above N) judges every gated row three ways: worse, when a
+one-sided test shows it worse by more than N percent (Holm-adjusted over
+every gated row, so the chance of any false alarm stays below --alpha);
+within, when the worse end of its interval (--confidence, 90% two-sided:
+one-sided 95%) is inside N percent: proven no worse; inconclusive
+otherwise, with the bound it could prove and about how many runs a side
+would settle it. The gate passes only when every gated row is within or
+better (an intersection-union test: no correction is needed for a pass).
+Every row has its interval, on log values as its test.
 Verdicts: Welch's t-test on the per-run values of each side; the p-values of all
 tested rows of a contender are adjusted by Holm–Bonferroni, so the chance of any
 false alarm in a comparison stays below --alpha; a change smaller than
@@ -54,18 +59,22 @@ false alarm in a comparison stays below --alpha; a change smaller than
 ` + wrap(compare.GateRules, 80) + `
 A gated row that cannot be tested (fewer runs, no successful operation on a
 side, every operation failed on both) is listed, never passed in silence.
-Server metrics and server telemetry (the tables after the comparison: the
-database's own figures, and what the machine, the server's processes and its
-metrics endpoints did per phase group, a counter's total and a gauge's mean)
-are never gated, unless --gate-server NAME names one (e.g. "Bytes per point"):
-it then fails when the contender's median is larger by more than --fail-above.
+Deterministic server figures (bytes per point, data size on disk, what the
+server counted per point written) are gated by default by their ratio, each
+against a limit of its own from its measured A/A spread. Other server
+metrics and server telemetry (what the machine, the server's processes and
+its metrics endpoints did per phase group, a counter's total and a gauge's
+mean) are gated only when --gate-server NAME names one: it then fails when
+the contender's median is larger by more than --fail-above.
 Different databases, tsbench builds, workloads (--force) or hosts are named
 at the top of every format.
 
-Exit status: 0 no regression; 1 --fail-above found a regression; 2 bad usage or
-input (including runs of different workloads or failed runs, unless --force); 4 --fail-above
-found no regression but could not test some gated rows (--untested=ratio judges
-them by their ratio instead).`,
+Exit status: 0 passed (every gated row proven within --fail-above, or
+better; without --fail-above, no gate); 1 a regression; 2 bad usage or input
+(including runs of different workloads or failed runs, unless --force); 4
+inconclusive: no regression, but some gated rows are neither proven within
+nor shown worse, could not be tested or were not measured (--untested=ratio
+judges untestable rows by their ratio instead).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := compareFormats.Parse(format)
@@ -79,34 +88,19 @@ them by their ratio instead).`,
 			if err != nil {
 				return usageError(err)
 			}
-			opt := compare.Options{Alpha: alpha, MinEffect: minEffect, MinAbsMS: minAbs, Paired: paired, GateServer: gateServer}
+			opt := compare.Options{Alpha: alpha, MinEffect: minEffect, MinAbsMS: minAbs, Paired: paired, GateServer: gateServer, Confidence: confidence}
 			gated := cmd.Flags().Changed("fail-above")
 			if err := opt.Check(failAbove, gated, untested); err != nil {
 				return usageError(err)
 			}
-			founds, damaged, err := resolveRuns(stderr, results, args, false)
+			cmp, warnings, err := buildComparison(stderr, results, args, opt, force)
 			if err != nil {
 				return err
 			}
-			var sides []compare.Side
-			for i, f := range founds {
-				sides = append(sides, compare.SideOf(args[i], f.Runs))
+			if gated {
+				// Before the report is written: the verdict is its first line.
+				cmp.Decide(failAbove, untested)
 			}
-			var warnings []string
-			for _, d := range damaged {
-				// In the report too: a damaged record may be a run of one side.
-				warnings = append(warnings, fmt.Sprintf("warning: %v; it is left out, so a side may have one run less", d))
-			}
-			admitted, err := compare.Admit(sides, force)
-			if err != nil {
-				return usageError(err)
-			}
-			warnings = append(warnings, admitted...)
-			cmp := compare.New(sides[0], sides[1:], opt)
-			for _, d := range slices.Concat(cmp.SameBuild(), cmp.Differences()) {
-				warnings = append(warnings, "warning: "+d)
-			}
-			cmp.Warnings = append(warnings, cmp.Warnings...)
 			var buf bytes.Buffer
 			write := report.WriteComparison
 			if f == report.HTML {
@@ -129,7 +123,7 @@ them by their ratio instead).`,
 			if !gated {
 				return nil
 			}
-			return gateExit(stderr, cmp.Gate(failAbove, untested), failAbove)
+			return gateExit(stderr, cmp.Verdict)
 		},
 	}
 	f := cmd.Flags()
@@ -142,6 +136,7 @@ them by their ratio instead).`,
 	f.Float64Var(&minEffect, "min-effect", 5, "percent: significant changes smaller than this are reported as ~")
 	f.Float64Var(&minAbs, "min-abs", compare.DefaultMinAbsMS, "latency noise floor in ms: a change of the median smaller than this is ~ (0 judges every change)")
 	f.Float64Var(&alpha, "alpha", compare.DefaultAlpha, "family-wise significance level: the chance of any false alarm in a comparison (Holm)")
+	f.Float64Var(&confidence, "confidence", compare.DefaultConfidence, "two-sided level of the intervals; a gated row is proven within --fail-above when its interval's worse end is inside it (one-sided (1+level)/2)")
 	f.StringVar(&untested, "untested", compare.UntestedFail, "what --fail-above does with gated rows it cannot test: fail (exit 4) or ratio (judge them by their ratio alone)")
 	f.StringArrayVar(&gateServer, "gate-server", nil, "with --fail-above: also gate this server metric or telemetry figure (e.g. \"Bytes per point\"), failing when the contender's is larger by more than the threshold (repeatable)")
 	f.BoolVar(&paired, "paired", false, "test each contender run against the baseline run of its block, on log-ratios (runs of bench routine; others are tested unpaired, with a warning)")
@@ -149,24 +144,50 @@ them by their ratio instead).`,
 	return cmd
 }
 
-// gateExit turns what --fail-above found into the exit status: 1 for a
-// regression, 4 for gated rows it could not test, 0 when it passed.
-func gateExit(stderr io.Writer, g compare.GateResult, failAbove float64) error {
-	for _, u := range g.Unproven {
-		fmt.Fprintf(stderr, "note: %s\n", u)
+// buildComparison resolves the sides' runs in results (refs: the baseline
+// first), refuses what does not compare (unless force) and compares them;
+// the warnings are in the comparison for every report, and returned for
+// stderr.
+func buildComparison(stderr io.Writer, results string, refs []string, opt compare.Options, force bool) (*compare.Comparison, []string, error) {
+	founds, damaged, err := resolveRuns(stderr, results, refs, false)
+	if err != nil {
+		return nil, nil, err
 	}
-	var msg []string
-	if len(g.Untested) > 0 {
-		msg = append(msg, fmt.Sprintf("%d gated rows could not be tested (--untested=ratio judges them by their ratio):\n%s", len(g.Untested), strings.Join(g.Untested, "\n")))
+	var sides []compare.Side
+	for i, f := range founds {
+		sides = append(sides, compare.SideOf(refs[i], f.Runs))
 	}
-	if len(g.Regressions) > 0 {
-		msg = append([]string{fmt.Sprintf("regressions beyond --fail-above %g%%:\n%s", failAbove, strings.Join(g.Regressions, "\n"))}, msg...)
-		return &exitError{exitRegressed, errors.New(strings.Join(msg, "\n"))}
+	var warnings []string
+	for _, d := range damaged {
+		// In the report too: a damaged record may be a run of one side.
+		warnings = append(warnings, fmt.Sprintf("warning: %v; it is left out, so a side may have one run less", d))
 	}
-	if len(msg) > 0 {
-		return &exitError{exitUntested, errors.New(strings.Join(msg, "\n"))}
+	admitted, err := compare.Admit(sides, force)
+	if err != nil {
+		return nil, nil, usageError(err)
 	}
-	fmt.Fprintf(stderr, "gate passed: no gated row is worse by more than %g%%\n", failAbove)
+	warnings = append(warnings, admitted...)
+	cmp := compare.New(sides[0], sides[1:], opt)
+	for _, d := range slices.Concat(cmp.SameBuild(), cmp.Differences()) {
+		warnings = append(warnings, "warning: "+d)
+	}
+	cmp.Warnings = append(warnings, cmp.Warnings...)
+	return cmp, warnings, nil
+}
+
+// gateExit turns the gate's verdict into the exit status: 1 for a
+// regression, 4 for an inconclusive gate (rows neither proven within nor
+// shown worse, untested or not measured), 0 when every gated row passed;
+// the verdict's lines go to stderr in the words of the reports.
+func gateExit(stderr io.Writer, v *compare.Verdict) error {
+	msg := errors.New(strings.Join(v.Lines(), "\n"))
+	switch v.Status {
+	case compare.Regression:
+		return &exitError{exitRegressed, msg}
+	case compare.Undetermined:
+		return &exitError{exitUntested, msg}
+	}
+	fmt.Fprintln(stderr, v.Headline)
 	return nil
 }
 

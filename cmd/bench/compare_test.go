@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"github.com/tsbench/tsbench/compare"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -143,10 +147,35 @@ func TestFailAboveExitsOne(t *testing.T) {
 	delayRuns(t, dir, "fast", "4")
 	delayRuns(t, dir, "slow", "4", "--set", "NULL_SLOWDOWN_PCT=60")
 	r := bench(t, "compare", "fast", "slow", "--results", dir, "--fail-above", "10")
-	if r.code != 1 || !strings.Contains(r.stderr, "bench: regressions beyond --fail-above 10%:") || !strings.Contains(r.stderr, "latency of PRECISE_POINT (main) is +") || !strings.Contains(r.stderr, "p(Holm)=") {
+	if r.code != 1 || !strings.Contains(r.stderr, "bench: Gate failed: regression in slow: ") || !strings.Contains(r.stderr, "latency of PRECISE_POINT (main) is worse: ") || !strings.Contains(r.stderr, "p(Holm)=") {
 		t.Fatalf("exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}
-	if r := bench(t, "compare", "slow", "fast", "--results", dir, "--fail-above", "10"); r.code != 0 || !strings.Contains(r.stderr, "gate passed") {
+	// The PR report says so first, naming the row and its interval, and
+	// the HTML page and the JSON carry the same verdict.
+	for _, f := range []string{"markdown", "html", "json"} {
+		r := bench(t, "compare", "fast", "slow", "--results", dir, "--fail-above", "10", "--layout", "pr", "--format", f)
+		head := r.stdout
+		if f == "html" {
+			head = html.UnescapeString(head[strings.Index(head, `<div class="verdict`):])
+		}
+		if f == "json" {
+			// The rows follow the headline: PRECISE_POINT's among the worse.
+			var out struct {
+				Verdict compare.Verdict `json:"verdict"`
+			}
+			json.Unmarshal([]byte(head), &out)
+			for _, j := range out.Verdict.Rows {
+				if j.Operation == "PRECISE_POINT" && j.Decision == compare.Worse && j.Interval != nil {
+					head = out.Verdict.Headline + "\n" + j.Metric + " of PRECISE_POINT (main) is worse: " + j.ChangeText()
+				}
+			}
+		}
+		head = head[:min(len(head), 2000)]
+		if r.code != 1 || !strings.Contains(head, "Gate failed: regression in slow: ") || !strings.Contains(head, "latency of PRECISE_POINT (main) is worse: ") || !regexp.MustCompile(`\[\+[0-9.]+%, \+[0-9.]+%\]`).MatchString(head) {
+			t.Fatalf("--format %s: exit %d, the verdict is not first:\n%s", f, r.code, head)
+		}
+	}
+	if r := bench(t, "compare", "slow", "fast", "--results", dir, "--fail-above", "10"); r.code == 1 || r.code == 0 && !strings.Contains(r.stderr, "Gate passed: all ") {
 		t.Fatalf("an improvement must not fail: exit %d %q", r.code, r.stderr)
 	}
 }
@@ -173,12 +202,12 @@ func TestGateNeverSilent(t *testing.T) {
 		t.Fatalf("a failed run compared: exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = bench(t, "compare", "ok", "broken", "--results", dir, "--fail-above", "10", "--force")
-	if r.code != 4 || !strings.Contains(r.stderr, "gated rows could not be tested") || !strings.Contains(r.stderr, "error rate of INGESTION (main): n=1+1: a test needs 3 runs a side") ||
+	if r.code != 4 || !strings.Contains(r.stderr, "bench: Gate inconclusive: ") || !strings.Contains(r.stderr, "error rate of INGESTION (main): untested: n=1+1: a test needs 3 runs a side") ||
 		!strings.Contains(r.stderr, "no successful operation in the contender") || !strings.Contains(r.stdout, "failed: 80 of 80 operations failed") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = bench(t, "compare", "ok", "broken", "--results", dir, "--fail-above", "10", "--untested", "ratio", "--force")
-	if r.code != 1 || !strings.Contains(r.stderr, "error rate of INGESTION (main) is +inf% by its ratio alone") {
+	if r.code != 1 || !strings.Contains(r.stderr, "error rate of INGESTION (main) is worse: 0 → 100 %, +inf%, beyond 10%; by its ratio alone") {
 		t.Fatalf("--untested=ratio: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// Without --fail-above there is no gate, only the report.

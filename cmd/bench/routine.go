@@ -9,15 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tsbench/tsbench/charts"
 	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/htmlreport"
 	"github.com/tsbench/tsbench/provision"
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/routine"
 )
 
@@ -38,6 +40,7 @@ type routineFlags struct {
 	properties       string
 	paired, dryRun   bool
 	alpha, minEffect float64
+	confidence       float64
 }
 
 func newRoutine(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
@@ -78,15 +81,22 @@ identical files are refused (exit 2) unless --aa declares an A/A; so are
 two sides whose servers report one build after the first block.
 
 The verdict: compare's gate (--fail-above, default 10) on the runs of each
-contender against the baseline, with Welch's test as bench compare does;
---paired tests each contender run against the baseline run of its block
-instead (on log-ratios: drift both sides share cancels, at the price of
-fewer degrees of freedom; docs/weekly-regression.md has both measured).
+contender against the baseline, as bench compare gives it: every gated row
+is worse (shown beyond the limit), within (its interval's worse end inside
+the limit) or inconclusive (with the bound it could prove and the runs a
+side that would settle it); deterministic server figures (bytes per point)
+are gated by default. The verdict is the first line of the summary,
+summary.txt, report.md, report.html and report.json. Welch's test as bench
+compare does; --paired tests each contender run against the baseline run
+of its block instead (on log-ratios: drift both sides share cancels, at the
+price of fewer degrees of freedom; docs/weekly-regression.md has both
+measured).
 
-Exit status: 0 no regression; 1 a regression beyond --fail-above; 2 bad
-usage or input, or two sides of one build; 3 a side's server could not be
-made, or a run failed (its record is saved); 4 gated rows could not be
-tested.`,
+Exit status: 0 passed: every gated row proven within --fail-above (or
+better); 1 a regression beyond --fail-above; 2 bad usage or input, or two
+sides of one build; 3 a side's server could not be made, or a run failed
+(its record is saved); 4 inconclusive: no regression, but some gated rows
+are neither proven within nor shown worse, untested or not measured.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRoutine(ctx, cmd, f, stdout, stderr)
@@ -103,6 +113,7 @@ tested.`,
 	fl.StringVar(&f.out, "out", "", "the folder for the report, the charts and the records (default routine-<UTC time>)")
 	fl.Float64Var(&f.failAbove, "fail-above", 10, "gate: exit 1 when a gated row is significantly worse by more than this percentage")
 	fl.Float64Var(&f.alpha, "alpha", compare.DefaultAlpha, "family-wise significance level of the verdicts and the gate")
+	fl.Float64Var(&f.confidence, "confidence", compare.DefaultConfidence, "two-sided level of the intervals; a gated row is proven within --fail-above when its interval's worse end is inside it")
 	fl.Float64Var(&f.minEffect, "min-effect", 5, "percent: significant changes smaller than this are reported as ~")
 	fl.BoolVar(&f.paired, "paired", false, "test each contender run against the baseline run of its block (compare --paired) instead of Welch's unpaired test")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "make the sides' servers ready (builds included) and print the order of the runs, run nothing")
@@ -129,8 +140,7 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 		fmt.Fprintf(stderr, "note: %s\n", note)
 	}
 	f.runs = runs
-	opt := compare.Options{Alpha: f.alpha, MinEffect: f.minEffect, MinAbsMS: compare.DefaultMinAbsMS}
-	if err := opt.Check(f.failAbove, true, compare.UntestedFail); err != nil {
+	if err := f.compareOptions().Check(f.failAbove, true, compare.UntestedFail); err != nil {
 		return usageError(err)
 	}
 	sides, err := routine.ParseSides(f.baseline, f.contenders)
@@ -253,76 +263,90 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 		}
 		return failedError(fmt.Errorf("the routine stopped: %w", runErr))
 	}
-	return routineReport(ctx, f, out, resolved, provisioning, tm, stdout, stderr)
+	return routineReport(f, out, resolved, provisioning, tm, stdout, stderr)
 }
 
-// routineReport writes the PR report (Markdown), the HTML page and its
-// charts, and the text tables into out, prints the one-screen summary and
-// returns the gate's verdict.
-func routineReport(ctx context.Context, f routineFlags, out string, sides []routine.Resolved, provisioning time.Duration, tm routine.Timing, stdout, stderr io.Writer) error {
+// compareOptions are the verdicts' options: compare's, as bench compare
+// takes them.
+func (f routineFlags) compareOptions() compare.Options {
+	return compare.Options{Alpha: f.alpha, MinEffect: f.minEffect, MinAbsMS: compare.DefaultMinAbsMS, Paired: f.paired, Confidence: f.confidence}
+}
+
+// routineReport compares the routine's runs (package compare), writes the
+// PR report (Markdown), the HTML page and its charts, the JSON and the
+// text tables (packages report and htmlreport) and the summary into out,
+// prints the summary and returns the gate's verdict as the exit status.
+// Every artefact starts with the same verdict.
+func routineReport(f routineFlags, out string, sides []routine.Resolved, provisioning time.Duration, tm routine.Timing, stdout, stderr io.Writer) error {
 	labels := []string{}
 	for _, s := range sides {
 		labels = append(labels, s.Name)
 	}
-	common := []string{"--results", filepath.Join(out, "results"), "--alpha", strconv.FormatFloat(f.alpha, 'g', -1, 64), "--min-effect", strconv.FormatFloat(f.minEffect, 'g', -1, 64)}
-	if f.paired {
-		common = append(common, "--paired")
-	}
-	run := func(args ...string) (int, string) {
-		var buf bytes.Buffer
-		root := newRoot(ctx, io.Discard, &buf)
-		root.SetArgs(slices.Concat([]string{"compare"}, labels, common, args))
-		err := root.Execute()
-		code := exitOK
+	results := routine.Results(out)
+	cmp, warnings, err := buildComparison(io.Discard, results, labels, f.compareOptions(), false)
+	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
-			code = ee.code
-			buf.WriteString(err.Error() + "\n")
-		} else if err != nil {
-			code = exitUsage
-			buf.WriteString(err.Error() + "\n")
+			return &exitError{ee.code, fmt.Errorf("compare the routine's runs: %w", ee.err)}
 		}
-		return code, buf.String()
+		return failedError(fmt.Errorf("compare the routine's runs: %w", err))
 	}
-	md, html, txt, js := filepath.Join(out, "report.md"), filepath.Join(out, "report.html"), filepath.Join(out, "report.txt"), filepath.Join(out, "report.json")
-	for _, a := range [][]string{
-		{"--layout", "pr", "--format", "markdown", "-o", md},
-		{"--layout", "pr", "--format", "html", "-o", html, "--png", filepath.Join(out, "charts")},
-		{"--format", "json", "-o", js},
+	v := cmp.Decide(f.failAbove, compare.UntestedFail)
+	md, html, txt, js, sumPath := filepath.Join(out, "report.md"), filepath.Join(out, "report.html"), filepath.Join(out, "report.txt"), filepath.Join(out, "report.json"), filepath.Join(out, "summary.txt")
+	pr := report.PR.Tables(cmp)
+	for _, w := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{
+		{md, func(w io.Writer) error { return report.WriteTables(w, report.Markdown, pr) }},
+		{html, func(w io.Writer) error { return htmlreport.Comparison(w, toolVersion(), cmp, pr) }},
+		{js, func(w io.Writer) error { return report.WriteJSON(w, report.ComparisonJSON(cmp)) }},
+		{txt, func(w io.Writer) error { return report.WriteTables(w, report.Text, report.Rally.Tables(cmp)) }},
 	} {
-		if code, msg := run(a...); code != exitOK {
-			return &exitError{code, fmt.Errorf("write the report: %s", strings.TrimSpace(msg))}
+		var buf bytes.Buffer
+		if err := w.write(&buf); err != nil {
+			return failedError(fmt.Errorf("write %s: %w", w.path, err))
+		}
+		if err := record.WriteFileAtomic(w.path, buf.Bytes()); err != nil {
+			return failedError(fmt.Errorf("write %s: %w", w.path, err))
 		}
 	}
-	code, gate := run("--format", "text", "-o", txt, "--fail-above", strconv.FormatFloat(f.failAbove, 'g', -1, 64))
-	// The summary: the servers, where the time went, the verdict, the files.
-	fmt.Fprintf(stdout, "Routine: %s vs %s, %d runs a side in balanced blocks (%s)\n", labels[0], strings.Join(labels[1:], ", "), f.runs, map[bool]string{false: "Welch's test, unpaired", true: "tested in pairs within blocks"}[f.paired])
-	if lead, err := os.ReadFile(md); err == nil {
-		for _, line := range strings.Split(string(lead), "\n") {
-			if strings.HasPrefix(line, "> ") {
-				fmt.Fprintln(stdout, strings.TrimPrefix(line, "> "))
-			}
-		}
+	if err := writePNGs(io.Discard, filepath.Join(out, "charts"), charts.ForComparison(cmp).Charts); err != nil {
+		return err
 	}
-	recs, _ := record.Store{Dir: routine.Results(out)}.List()
-	sum := routine.Summarize(recs)
-	fmt.Fprintf(stdout, "Wall time %s: making the servers ready %s, starting/stopping/wiping them around the runs %s, the runs %s (measured phases %s, lifecycle steps %s, setup and verify %s)\n",
+	// The summary: the verdict first, then the servers, where the time
+	// went, what else the runs say, the files; on stdout and in summary.txt.
+	var sum bytes.Buffer
+	design := map[bool]string{false: "Welch's test, unpaired", true: "tested in pairs within blocks"}[f.paired]
+	lines := report.Summary(cmp)
+	fmt.Fprintln(&sum, lines[0])
+	fmt.Fprintf(&sum, "Routine: %s vs %s, %d runs a side in balanced blocks (%s)\n", labels[0], strings.Join(labels[1:], ", "), f.runs, design)
+	for _, l := range slices.Concat(lines[1:], cmp.Lead()) {
+		fmt.Fprintln(&sum, l)
+	}
+	recs, _ := record.Store{Dir: results}.List()
+	st := routine.Summarize(recs)
+	fmt.Fprintf(&sum, "Wall time %s: making the servers ready %s, starting/stopping/wiping them around the runs %s, the runs %s (measured phases %s, lifecycle steps %s, setup and verify %s)\n",
 		(provisioning + tm.Total).Round(time.Second), provisioning.Round(time.Second), tm.Servers.Round(time.Second), tm.Runs.Round(time.Second),
-		sum.Measured.Round(time.Second), sum.Lifecycle.Round(time.Second), sum.Setup.Round(time.Second))
-	fmt.Fprintln(stdout, sum.AnswersLine(f.answers))
-	for _, line := range strings.Split(strings.TrimSpace(gate), "\n") {
-		if line != "" {
-			fmt.Fprintln(stdout, line)
-		}
+		st.Measured.Round(time.Second), st.Lifecycle.Round(time.Second), st.Setup.Round(time.Second))
+	fmt.Fprintln(&sum, st.AnswersLine(f.answers))
+	for _, w := range warnings {
+		fmt.Fprintln(&sum, w)
 	}
-	fmt.Fprintf(stdout, "Report: %s (Markdown, PR layout), %s with charts in %s, %s, %s; records in %s\n", md, html, filepath.Join(out, "charts"), txt, filepath.Join(out, "report.json"), filepath.Join(out, "results"))
-	switch code {
-	case exitOK:
-		return nil
-	case exitRegressed, exitUntested:
-		return &exitError{code, errors.New("the gate did not pass (see above)")}
+	fmt.Fprintf(&sum, "Report: %s (Markdown, PR layout), %s with charts in %s, %s, %s, this summary in %s; records in %s\n", md, html, filepath.Join(out, "charts"), txt, js, sumPath, results)
+	if err := record.WriteFileAtomic(sumPath, sum.Bytes()); err != nil {
+		return failedError(fmt.Errorf("write %s: %w", sumPath, err))
 	}
-	return &exitError{code, fmt.Errorf("compare: %s", strings.TrimSpace(gate))}
+	if _, err := stdout.Write(sum.Bytes()); err != nil {
+		return err
+	}
+	switch v.Status {
+	case compare.Regression:
+		return &exitError{exitRegressed, errors.New(v.Headline)}
+	case compare.Undetermined:
+		return &exitError{exitUntested, errors.New(v.Headline)}
+	}
+	return nil
 }
 
 // prefixWriter starts every line written through it with prefix.

@@ -1,0 +1,230 @@
+package compare
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// DefaultConfidence is the two-sided confidence of the intervals compare
+// prints. Its worse end is a one-sided bound at (1+0.90)/2 = 95%: the
+// level at which a row is proven within --fail-above (equivalence testing's
+// convention, Schuirmann's two one-sided tests with a 90% interval).
+const DefaultConfidence = 0.90
+
+// Interval is a change's confidence interval. For values that are all
+// positive it is on the ratio contender/baseline, as percent changes, made
+// on log values the way the row's test is made: the mean log-ratio of the
+// routine's block pairs (paired), or the difference of the sides' mean
+// log values with Welch's degrees of freedom. Otherwise (an error rate of
+// 0 in some run) it is on the difference of the means, in the metric's
+// unit (Abs).
+type Interval struct {
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+	Level float64 `json:"level"`
+	Abs   bool    `json:"absolute,omitempty"`
+}
+
+// estimate is a change on the scale its interval and its gate are made
+// on: est ± t(df)·se.
+type estimate struct {
+	ok      bool
+	log     bool
+	paired  bool
+	est, se float64
+	df      float64
+	// n and the per-run variances project the standard error onto more
+	// runs (runsNeeded): paired, vd is the log-ratios' variance; unpaired,
+	// vb and vc are each side's.
+	n          int
+	vd, vb, vc float64
+	baseMean   float64
+}
+
+func allPositive(xs []float64) bool {
+	for _, x := range xs {
+		if !(x > 0) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return len(xs) > 0
+}
+
+func logs(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Log(x)
+	}
+	return out
+}
+
+// estimateOf is the change from b to c: paired log-ratios when the row is
+// tested in pairs, else Welch's on log values, or on raw values where a
+// value is not positive. Each side needs 2 values or more.
+func estimateOf(b, c Cell, paired bool) estimate {
+	if len(b.Values) < 2 || len(c.Values) < 2 {
+		return estimate{}
+	}
+	if d, ok := logRatios(b, c); ok && paired {
+		m, v := meanVar(d)
+		n := len(d)
+		return estimate{ok: true, log: true, paired: true, est: m, se: math.Sqrt(v / float64(n)), df: float64(n - 1), n: n, vd: v}
+	}
+	x, y, isLog := b.Values, c.Values, false
+	if allPositive(x) && allPositive(y) {
+		x, y, isLog = logs(x), logs(y), true
+	}
+	mb, vb := meanVar(x)
+	mc, vc := meanVar(y)
+	e := estimate{ok: true, log: isLog, est: mc - mb, n: min(len(x), len(y)), vb: vb, vc: vc}
+	e.se, e.df = welchSE(vb, vc, float64(len(x)), float64(len(y)))
+	rb, _ := meanVar(b.Values)
+	e.baseMean = rb
+	return e
+}
+
+// welchSE is the standard error of a difference of means and Welch's
+// degrees of freedom (n1+n2−2 when neither side varies).
+func welchSE(v1, v2, n1, n2 float64) (se, df float64) {
+	se2 := v1/n1 + v2/n2
+	if se2 == 0 {
+		return 0, n1 + n2 - 2
+	}
+	return math.Sqrt(se2), se2 * se2 / ((v1/n1)*(v1/n1)/(n1-1) + (v2/n2)*(v2/n2)/(n2-1))
+}
+
+// tq is Student's t quantile p with df degrees of freedom.
+func tq(p, df float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
+}
+
+// interval is e's two-sided interval at level, as Interval reports it.
+func (e estimate) interval(level float64) *Interval {
+	if !e.ok {
+		return nil
+	}
+	h := 0.0
+	if e.se > 0 {
+		h = tq(1-(1-level)/2, e.df) * e.se
+	}
+	lo, hi := e.est-h, e.est+h
+	if e.log {
+		return &Interval{Lo: 100 * math.Expm1(lo), Hi: 100 * math.Expm1(hi), Level: level}
+	}
+	return &Interval{Lo: lo, Hi: hi, Level: level, Abs: true}
+}
+
+// worse turns e into the worse direction of metric m: a positive w is a
+// change for the worse.
+func (e estimate) worse(m Metric) float64 {
+	if m.Direction == HigherIsBetter {
+		return -e.est
+	}
+	return e.est
+}
+
+// limitOf is the largest change for the worse that still counts as within
+// --fail-above pct, on e's scale: log(1+pct) for a slower row, −log(1−pct)
+// for a lower throughput; widened by the latency noise floor (--min-abs),
+// which says a latency change smaller than that many milliseconds is not a
+// change, and for an error rate by ErrorRateFloor percentage points. +Inf
+// where no change can exceed it (a throughput cannot fall by 100% or more).
+func limitOf(m Metric, e estimate, baseMedian, pct float64, opt Options) float64 {
+	rel := pct / 100
+	floor := 0.0
+	switch {
+	case m.Latency:
+		floor = opt.MinAbsMS
+	case m.Name == "error rate":
+		floor = ErrorRateFloor
+	}
+	if e.log {
+		if floor > 0 && baseMedian > 0 {
+			rel = math.Max(rel, floor/baseMedian)
+		}
+		if m.Direction == HigherIsBetter {
+			if rel >= 1 {
+				return math.Inf(1)
+			}
+			return -math.Log1p(-rel)
+		}
+		return math.Log1p(rel)
+	}
+	return math.Max(rel*math.Abs(e.baseMean), floor)
+}
+
+// ErrorRateFloor is the error rate's noise floor in percentage points: a
+// change smaller than one operation in a thousand is within any limit,
+// as a latency change below --min-abs is.
+const ErrorRateFloor = 0.1
+
+// worseEnd is the change for the worse e's interval cannot rule out, at
+// one-sided level 1−a: the bound a row is proven within, in percent (or in
+// the metric's unit on the raw scale).
+func (e estimate) worseEnd(m Metric, a float64) float64 {
+	w := e.worse(m)
+	if e.se > 0 {
+		w += tq(1-a, e.df) * e.se
+	}
+	return e.toPct(m, w)
+}
+
+// toPct writes a change for the worse w of e's scale as percent (the
+// share a throughput fell by, a latency rose by), or as it is on the raw
+// scale.
+func (e estimate) toPct(m Metric, w float64) float64 {
+	if !e.log {
+		return w
+	}
+	if m.Direction == HigherIsBetter {
+		return -100 * math.Expm1(-w)
+	}
+	return 100 * math.Expm1(w)
+}
+
+// pBeyond is the one-sided p-value of "worse by more than the limit".
+func (e estimate) pBeyond(m Metric, limit float64) float64 {
+	w := e.worse(m)
+	if math.IsInf(limit, 1) {
+		return 1
+	}
+	if e.se == 0 {
+		if w > limit {
+			return 0
+		}
+		return 1
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: e.df}.CDF(-(w - limit) / e.se)
+}
+
+// MaxRunsNeeded is the most runs a side compare projects; a row that
+// would need more sits too close to its limit for more runs to settle it.
+const MaxRunsNeeded = 100
+
+// runsNeeded is how many runs a side would likely settle a row that is
+// neither proven within the limit nor beyond it, if its change and spread
+// stay as measured: the interval's worse end below the limit at one-sided
+// level 1−aWithin, or the change beyond it at aBeyond. 0 when more than
+// MaxRunsNeeded.
+func (e estimate) runsNeeded(m Metric, limit, aWithin, aBeyond float64) int {
+	w := e.worse(m)
+	for n := e.n + 1; n <= MaxRunsNeeded; n++ {
+		fn := float64(n)
+		var se, df float64
+		if e.paired {
+			se, df = math.Sqrt(e.vd/fn), fn-1
+		} else {
+			se, df = welchSE(e.vb, e.vc, fn, fn)
+		}
+		switch {
+		case se == 0:
+			return n
+		case w < limit && w+tq(1-aWithin, df)*se < limit:
+			return n
+		case w > limit && (w-limit)/se > tq(1-aBeyond, df):
+			return n
+		}
+	}
+	return 0
+}

@@ -1,0 +1,384 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Decision is what the gate found for one gated row of one contender.
+type Decision string
+
+// The decisions. A gate passes when every gated row is Within, Better or
+// ByRatio; one Worse row fails it; anything else leaves it inconclusive.
+const (
+	// Worse: the change for the worse is shown to exceed the limit
+	// (one-sided test against the limit, Holm over every gated row).
+	Worse Decision = "worse"
+	// Within: the interval's worse end is inside the limit: the row is
+	// proven no worse than --fail-above.
+	Within Decision = "within"
+	// Better: significantly better (the change test, Holm-adjusted).
+	Better Decision = "better"
+	// Inconclusive: neither proven within nor shown beyond.
+	Inconclusive Decision = "inconclusive"
+	// NotTested: a gated row the runs cannot test (too few runs, no
+	// successful operation on a side).
+	NotTested Decision = "untested"
+	// NotMeasured: a phase whose warm-up took all of it.
+	NotMeasured Decision = "not measured"
+	// ByRatio: an untested row judged by its ratio alone (--untested=ratio),
+	// not beyond the limit.
+	ByRatio Decision = "within by its ratio"
+)
+
+// Gate statuses, the first word of every report's verdict.
+const (
+	Passed       = "passed"
+	Regression   = "regression"
+	Undetermined = "inconclusive"
+)
+
+// Judgement is one gated row's decision, with what it rests on.
+type Judgement struct {
+	Contender string   `json:"contender"`
+	Metric    string   `json:"metric"`
+	Unit      string   `json:"unit,omitempty"`
+	Phase     string   `json:"phase"`
+	Operation string   `json:"operation,omitempty"`
+	Decision  Decision `json:"decision"`
+	// Server marks a server figure (bytes per point) gated by its ratio.
+	Server bool `json:"server,omitempty"`
+	// Baseline and Contender are the sides' medians, Change their change
+	// in percent, Interval its confidence interval.
+	Baseline float64   `json:"baseline"`
+	Value    float64   `json:"contender_value"`
+	Change   float64   `json:"change_pct"`
+	Interval *Interval `json:"interval,omitempty"`
+	// Limit is the limit the row was judged against, in percent (the
+	// threshold, widened by a noise floor); Bound is the change for the
+	// worse its interval rules out beyond (proven within Bound), in
+	// percent, or in the unit for an interval of differences.
+	Limit float64 `json:"limit_pct"`
+	Bound float64 `json:"bound,omitempty"`
+	// P is the Holm-adjusted p-value of "worse by more than the limit".
+	P float64 `json:"p_beyond,omitempty"`
+	// Runs is how many runs a side would likely settle an inconclusive
+	// row, if its change and spread stay as measured; 0 when more than
+	// MaxRunsNeeded.
+	Runs int    `json:"runs_needed,omitempty"`
+	Why  string `json:"why,omitempty"`
+	// abs says Bound is in the unit, not percent; tested, that P is a
+	// test's.
+	abs, tested bool
+}
+
+// MarshalJSON writes a judgement with its non-finite figures (a change
+// from 0 is +inf%) as null, which JSON has no number for.
+func (j Judgement) MarshalJSON() ([]byte, error) {
+	type plain Judgement
+	fin := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	return json.Marshal(struct {
+		plain
+		Baseline *float64 `json:"baseline"`
+		Value    *float64 `json:"contender_value"`
+		Change   *float64 `json:"change_pct"`
+		Limit    *float64 `json:"limit_pct"`
+		Bound    *float64 `json:"bound,omitempty"`
+		P        *float64 `json:"p_beyond,omitempty"`
+	}{plain(j), fin(j.Baseline), fin(j.Value), fin(j.Change), fin(j.Limit), nonZero(fin(j.Bound)), nonZero(fin(j.P))})
+}
+
+func nonZero(x *float64) *float64 {
+	if x == nil || *x == 0 {
+		return nil
+	}
+	return x
+}
+
+// Where names the row: "pr: mean latency of Q1 (query round 1)".
+func (j Judgement) Where() string {
+	s := j.Metric
+	if j.Contender != "" {
+		s = j.Contender + ": " + s
+	}
+	if j.Operation != "" {
+		s += " of " + j.Operation
+	}
+	if j.Phase != "" && j.Phase != "server" {
+		s += " (" + j.Phase + ")"
+	}
+	return s
+}
+
+// ChangeText is the medians, the change and its interval: "10.2 → 10.6
+// ms, +4.10% [−2.00%, +10.60%]".
+func (j Judgement) ChangeText() string {
+	s := fmt.Sprintf("%s → %s %s, %s", num3(j.Baseline), num3(j.Value), j.Unit, Pct(j.Change))
+	if j.Interval != nil {
+		s += " " + j.Interval.Text()
+	}
+	return s
+}
+
+// Text is the interval in brackets: percent changes, or differences in
+// the unit.
+func (iv *Interval) Text() string {
+	if iv == nil {
+		return ""
+	}
+	if iv.Abs {
+		return fmt.Sprintf("[%s, %s]", signed(iv.Lo), signed(iv.Hi))
+	}
+	return fmt.Sprintf("[%s, %s]", Pct(iv.Lo), Pct(iv.Hi))
+}
+
+func signed(x float64) string {
+	if x == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%+.3g", x)
+}
+
+// boundText is what a row is proven within: "+14.2%".
+func (j Judgement) boundText() string {
+	if j.abs {
+		return signed(j.Bound) + " " + j.Unit
+	}
+	return fmt.Sprintf("%.1f%%", j.Bound)
+}
+
+// Line is the row's decision in one line, the words every report uses.
+func (j Judgement) Line() string {
+	switch j.Decision {
+	case Worse:
+		if j.Server {
+			return fmt.Sprintf("%s is worse: %s, beyond its limit %s%s", j.Where(), j.ChangeText(), pctLimit(j.Limit), why(j.Why))
+		}
+		if !j.tested {
+			return fmt.Sprintf("%s is worse: %s, beyond %s%s", j.Where(), j.ChangeText(), pctLimit(j.Limit), why(j.Why))
+		}
+		return fmt.Sprintf("%s is worse: %s, beyond %s (p(Holm)=%s)%s", j.Where(), j.ChangeText(), pctLimit(j.Limit), pval(j.P), why(j.Why))
+	case Within:
+		if j.Server {
+			return fmt.Sprintf("%s: %s, within its limit %s%s", j.Where(), j.ChangeText(), pctLimit(j.Limit), why(j.Why))
+		}
+		return fmt.Sprintf("%s: %s, proven within %s (bound %s)", j.Where(), j.ChangeText(), pctLimit(j.Limit), j.boundText())
+	case Better:
+		return fmt.Sprintf("%s is better: %s", j.Where(), j.ChangeText())
+	case Inconclusive:
+		s := fmt.Sprintf("%s: %s, cannot rule out worse by more than %s: proven within %s at most", j.Where(), j.ChangeText(), pctLimit(j.Limit), j.boundText())
+		switch {
+		case j.Runs > 0:
+			s += fmt.Sprintf("; about %d runs a side would settle it", j.Runs)
+		case j.Interval != nil:
+			s += fmt.Sprintf("; more than %d runs a side (the change sits near the limit)", MaxRunsNeeded)
+		}
+		return s + why(j.Why)
+	}
+	return fmt.Sprintf("%s: %s: %s", j.Where(), j.Decision, j.Why)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func why(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; " + s
+}
+
+func pctLimit(x float64) string { return fmt.Sprintf("%g%%", math.Round(x*100)/100) }
+
+// Verdict is the gate's answer over every gated row of every contender,
+// the same words in every artefact.
+type Verdict struct {
+	Status     string      `json:"status"`
+	FailAbove  float64     `json:"fail_above_pct"`
+	Alpha      float64     `json:"alpha"`
+	Confidence float64     `json:"confidence"`
+	Headline   string      `json:"headline"`
+	Rows       []Judgement `json:"rows"`
+}
+
+// Of returns the judgements with one of the decisions.
+func (v *Verdict) Of(ds ...Decision) []Judgement {
+	var out []Judgement
+	for _, j := range v.Rows {
+		if slices.Contains(ds, j.Decision) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// Decide applies --fail-above failAbove to every gated row and sets
+// c.Verdict, which every report then states first:
+//
+//   - worse: the one-sided test of "worse by more than the limit" rejects
+//     at Alpha after Holm's correction over every gated row of the
+//     contender, so the chance of any false alarm stays below Alpha;
+//   - within: the worse end of the row's interval (one-sided 1−(1−C)/2,
+//     95% by default) is inside the limit. A pass needs every gated row
+//     within: an intersection–union test (Berger 1982), whose chance of
+//     passing a change beyond the limit is at most 5% without any
+//     correction, since each row alone must prove it;
+//   - inconclusive otherwise, with the bound the row could prove and the
+//     runs a side that would likely settle it.
+//
+// Deterministic server figures (DeterministicFigures) are gated by their
+// median ratio against their own thresholds, and --gate-server names
+// against failAbove. untested is --untested's rule for untestable rows.
+func (c *Comparison) Decide(failAbove float64, untested string) *Verdict {
+	conf := c.Options.confidence()
+	aWithin := (1 - conf) / 2
+	v := &Verdict{FailAbove: failAbove, Alpha: c.Options.Alpha, Confidence: conf}
+	for i, side := range c.Contenders {
+		type cand struct {
+			j     int
+			p     float64
+			e     estimate
+			limit float64
+			m     Metric
+			ch    Change
+		}
+		var cands []cand
+		for _, row := range c.Rows {
+			ch := row.Contender[i]
+			if !ch.Gated {
+				continue
+			}
+			j := Judgement{Contender: side.Label, Metric: row.Key.Metric, Unit: row.Metric.Unit, Phase: row.Key.Phase, Operation: row.Key.Op,
+				Baseline: row.Baseline.Median, Value: ch.Median, Change: ch.DiffPct, Interval: ch.Interval, Limit: failAbove}
+			e := ch.est
+			switch {
+			case ch.Unmeasured != "":
+				j.Decision, j.Why = NotMeasured, ch.Unmeasured
+			case ch.Untestable != "" && untested == UntestedRatio && row.Baseline.OK && ch.OK:
+				j.Decision, j.Why = ByRatio, "untested: "+ch.Untestable
+				if worseBy(row.Metric, ch) > failAbove {
+					j.Decision, j.Why = Worse, "by its ratio alone (untested: "+ch.Untestable+")"
+				}
+			case ch.Untestable != "":
+				j.Decision, j.Why = NotTested, ch.Untestable
+			case ch.Note == "identical":
+				j.Decision, j.Why, j.Change = Within, "identical values", 0
+			case !e.ok || len(row.Baseline.Values) < MinRuns || len(ch.Values) < MinRuns:
+				j.Decision, j.Why = NotTested, fmt.Sprintf("n=%d+%d: a test needs %d runs a side", len(row.Baseline.Values), len(ch.Values), MinRuns)
+			default:
+				limit := limitOf(row.Metric, e, row.Baseline.Median, failAbove, c.Options)
+				j.Limit = e.toPct(row.Metric, limit)
+				j.abs = !e.log
+				if !e.log {
+					j.Limit = failAbove
+				}
+				j.Bound = e.worseEnd(row.Metric, aWithin)
+				if e.log && j.Limit > failAbove*(1+1e-9)+1e-9 {
+					j.Why = fmt.Sprintf("the %s limit widened by the noise floor", pctLimit(failAbove))
+				}
+				cands = append(cands, cand{j: len(v.Rows), p: e.pBeyond(row.Metric, limit), e: e, limit: limit, m: row.Metric, ch: ch})
+			}
+			v.Rows = append(v.Rows, j)
+		}
+		ps := make([]float64, len(cands))
+		for k, cd := range cands {
+			ps[k] = cd.p
+		}
+		adj := Holm(ps)
+		for k, cd := range cands {
+			j := &v.Rows[cd.j]
+			j.P, j.tested = adj[k], true
+			w := cd.e.worse(cd.m)
+			upper := w
+			if cd.e.se > 0 {
+				upper += tq(1-aWithin, cd.e.df) * cd.e.se
+			}
+			switch {
+			case adj[k] < c.Options.Alpha:
+				j.Decision = Worse
+			case cd.ch.Verdict == "better":
+				j.Decision = Better
+			case upper < cd.limit:
+				j.Decision = Within
+			default:
+				j.Decision = Inconclusive
+				j.Runs = cd.e.runsNeeded(cd.m, cd.limit, aWithin, c.Options.Alpha/float64(len(cands)))
+			}
+			if j.abs && j.Decision != Better {
+				j.Why = fmt.Sprintf("judged on the difference, in %s (a run has 0)", j.Unit)
+			}
+		}
+	}
+	c.decideServer(failAbove, v)
+	v.Status, v.Headline = v.status()
+	c.Verdict = v
+	return v
+}
+
+func (o Options) confidence() float64 {
+	if o.Confidence <= 0 || o.Confidence >= 1 {
+		return DefaultConfidence
+	}
+	return o.Confidence
+}
+
+// status is the gate's status and its headline, the sentence every
+// artefact starts with.
+func (v *Verdict) status() (string, string) {
+	worse := v.Of(Worse)
+	open := v.Of(Inconclusive, NotTested, NotMeasured)
+	pass := v.Of(Within, Better, ByRatio)
+	switch {
+	case len(worse) > 0:
+		s := "Gate failed: regression in " + worse[0].Where() + ": " + worse[0].ChangeText()
+		s += fmt.Sprintf(", beyond %s", pctLimit(worse[0].Limit))
+		if len(worse) > 1 {
+			s += fmt.Sprintf(" (and %d more %s)", len(worse)-1, plural(len(worse)-1, "row", "rows"))
+		}
+		return Regression, s + "."
+	case len(v.Rows) == 0:
+		return Undetermined, "Gate inconclusive: no row was gated, so nothing was tested (a phase not measured, or no gated metric in these runs)."
+	case len(open) > 0:
+		var names []string
+		for k, j := range open {
+			if k == 3 {
+				names = append(names, fmt.Sprintf("%d more", len(open)-3))
+				break
+			}
+			names = append(names, j.Contender+": "+j.Metric+" of "+j.Operation)
+		}
+		return Undetermined, fmt.Sprintf("Gate inconclusive: %d of %d gated rows are neither proven within %s nor shown worse (%s); no regression was found.", len(open), len(v.Rows), pctLimit(v.FailAbove), strings.Join(names, ", "))
+	}
+	return Passed, fmt.Sprintf("Gate passed: all %d gated rows are proven within %s (or better) at %g%% confidence each.", len(pass), pctLimit(v.FailAbove), 100*(1-(1-v.Confidence)/2))
+}
+
+// Lines are the verdict in full: the headline, then every row that is
+// not a pass, then how the rows were judged.
+func (v *Verdict) Lines() []string {
+	out := []string{v.Headline}
+	for _, j := range v.Of(Worse) {
+		out = append(out, "worse: "+j.Line())
+	}
+	for _, j := range v.Of(Inconclusive, NotTested, NotMeasured) {
+		out = append(out, "inconclusive: "+j.Line())
+	}
+	return out
+}
+
+// Method says how the verdict was reached, in one sentence.
+func (v *Verdict) Method() string {
+	return fmt.Sprintf("A row is worse when a one-sided test shows it worse by more than %s (Holm over every gated row: any false alarm below α=%g); within when its interval's worse end (one-sided %g%%) is inside %s, and the gate passes only when every gated row is (an intersection–union test: a false pass at most %.3g%%, no correction needed); inconclusive otherwise. Latency limits are widened by the noise floor (--min-abs), the error rate's by %g percentage points; deterministic server figures are gated by their ratio against thresholds of their own.",
+		pctLimit(v.FailAbove), v.Alpha, 100*(1-(1-v.Confidence)/2), pctLimit(v.FailAbove), 100*(1-v.Confidence)/2, ErrorRateFloor)
+}

@@ -1,0 +1,210 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/telemetry"
+)
+
+// latencyRuns makes one run per mean: 50 operations of Q1 at that latency.
+func latencyRuns(label string, means ...float64) Side {
+	s := Side{Label: label}
+	for i, m := range means {
+		rec := metrics.NewRecorder(time.Now())
+		o := rec.Op("Q1")
+		for j := 0; j < 50; j++ {
+			o.Record(time.Now(), time.Duration(m*float64(time.Millisecond)), 1, nil)
+		}
+		s.Runs = append(s.Runs, &record.Record{ID: fmt.Sprintf("%s%d", label, i), Phases: []record.Phase{{Name: "main", Seconds: 1, Operations: rec.Snapshots()}}})
+	}
+	return s
+}
+
+// TestIntervalMatchesTheTest: the interval is Welch's on log values, made
+// by hand here, and in pairs the paired t interval of the log-ratios.
+func TestIntervalMatchesTheTest(t *testing.T) {
+	b := []float64{10, 10.5, 9.5, 10.2, 9.8}
+	c := []float64{11.2, 11.7, 10.7, 11.4, 11.0}
+	cmp := New(latencyRuns("a", b...), []Side{latencyRuns("b", c...)}, Options{Alpha: 0.01, MinAbsMS: DefaultMinAbsMS})
+	ch := row(t, cmp, "mean latency", "Q1").Contender[0]
+	lb, lc := logs(b), logs(c)
+	mb, vb := meanVar(lb)
+	mc, vc := meanVar(lc)
+	se := math.Sqrt(vb/5 + vc/5)
+	df := (vb/5 + vc/5) * (vb/5 + vc/5) / ((vb/5)*(vb/5)/4 + (vc/5)*(vc/5)/4)
+	h := tq(0.95, df) * se
+	want := [2]float64{100 * (math.Exp(mc-mb-h) - 1), 100 * (math.Exp(mc-mb+h) - 1)}
+	iv := ch.Interval
+	if iv == nil || iv.Abs || iv.Level != 0.90 || math.Abs(iv.Lo-want[0]) > 1e-9 || math.Abs(iv.Hi-want[1]) > 1e-9 {
+		t.Fatalf("interval %+v, want %v", iv, want)
+	}
+	if !(iv.Lo < 12 && 12 < iv.Hi) || iv.Text() != fmt.Sprintf("[%s, %s]", Pct(want[0]), Pct(want[1])) {
+		t.Fatalf("+12%% outside %s", iv.Text())
+	}
+
+	base, slow := blocks(6, 1.3)
+	p := New(base, []Side{slow}, Options{Alpha: 0.01, Paired: true})
+	pc := row(t, p, "mean latency", "Q1").Contender[0]
+	b2, c2 := row(t, p, "mean latency", "Q1").Baseline, pc.Cell
+	d, _ := logRatios(b2, c2)
+	m, v := meanVar(d)
+	h = tq(0.95, 5) * math.Sqrt(v/6)
+	if pc.Interval == nil || math.Abs(pc.Interval.Lo-100*math.Expm1(m-h)) > 1e-9 || math.Abs(pc.Interval.Hi-100*math.Expm1(m+h)) > 1e-9 {
+		t.Fatalf("paired interval %+v, want the paired t's around %v", pc.Interval, 100*math.Expm1(m))
+	}
+}
+
+// TestThreeWayVerdict: the same runs are within a wide limit, beyond a
+// narrow one, and inconclusive in between, with the bound they could prove
+// and the runs a side that would likely settle it.
+func TestThreeWayVerdict(t *testing.T) {
+	base := latencyRuns("a", 10, 10.5, 9.5, 10.2, 9.8)
+	slow := latencyRuns("b", 11.2, 11.7, 10.7, 11.4, 11.0) // +12% ± 5%
+	cmp := New(base, []Side{slow}, Options{Alpha: 0.01, MinAbsMS: DefaultMinAbsMS})
+	for _, tc := range []struct {
+		limit  float64
+		want   Decision
+		status string
+	}{{30, Within, Passed}, {2, Worse, Regression}, {10, Inconclusive, Undetermined}, {14, Inconclusive, Undetermined}} {
+		v := cmp.Decide(tc.limit, UntestedFail)
+		var mean Judgement
+		for _, j := range v.Rows {
+			if j.Metric == "mean latency" {
+				mean = j
+			}
+		}
+		if mean.Decision != tc.want || v.Status != tc.status {
+			t.Errorf("--fail-above %g: %s, status %s; want %s, %s\n%s", tc.limit, mean.Decision, v.Status, tc.want, tc.status, strings.Join(v.Lines(), "\n"))
+		}
+		if tc.want == Inconclusive {
+			if mean.Bound <= tc.limit || mean.Bound > 30 || !strings.Contains(mean.Line(), fmt.Sprintf("proven within %.1f%% at most", mean.Bound)) {
+				t.Errorf("--fail-above %g: bound %v: %s", tc.limit, mean.Bound, mean.Line())
+			}
+			if mean.Runs == 0 && tc.limit == 14 || mean.Runs != 0 && mean.Runs <= 5 {
+				t.Errorf("--fail-above %g: runs needed %d: %s", tc.limit, mean.Runs, mean.Line())
+			}
+			if !strings.HasPrefix(v.Headline, "Gate inconclusive:") || !strings.Contains(v.Headline, "no regression was found") {
+				t.Errorf("headline %q", v.Headline)
+			}
+		}
+	}
+	// The projection holds: with the runs it asked for, the same spread
+	// and change settle the row.
+	j := cmp.Decide(14, UntestedFail).Of(Inconclusive)[0]
+	bs, cs := []float64{}, []float64{}
+	for k := 0; k < j.Runs; k++ {
+		bs = append(bs, []float64{10, 10.5, 9.5, 10.2, 9.8}[k%5])
+		cs = append(cs, []float64{11.2, 11.7, 10.7, 11.4, 11.0}[k%5])
+	}
+	more := New(latencyRuns("a", bs...), []Side{latencyRuns("b", cs...)}, Options{Alpha: 0.01, MinAbsMS: DefaultMinAbsMS}).Decide(14, UntestedFail)
+	if more.Status == Undetermined {
+		t.Errorf("%d runs a side, as projected, still inconclusive: %v", j.Runs, more.Lines())
+	}
+	// Identical values are within any limit, even 0.
+	if v := New(latencyRuns("a", 10, 10, 10), []Side{latencyRuns("b", 10, 10, 10)}, Options{Alpha: 0.01}).Decide(0, UntestedFail); v.Status != Passed {
+		t.Errorf("identical runs: %v", v.Lines())
+	}
+}
+
+// TestNoiseFloorWidensTheLimit: a latency of 0.1 ms that moves by 0.05 ms
+// is +50%, but below the 0.25 ms noise floor: within.
+func TestNoiseFloorWidensTheLimit(t *testing.T) {
+	base := latencyRuns("a", 0.10, 0.11, 0.09, 0.10)
+	fast := latencyRuns("b", 0.15, 0.16, 0.14, 0.15)
+	v := New(base, []Side{fast}, Options{Alpha: 0.01, MinAbsMS: DefaultMinAbsMS}).Decide(10, UntestedFail)
+	if v.Status != Passed {
+		t.Fatalf("0.1 → 0.15 ms under a 0.25 ms floor: %v", v.Lines())
+	}
+	if v := New(base, []Side{fast}, Options{Alpha: 0.01}).Decide(10, UntestedFail); v.Status != Regression {
+		t.Fatalf("without the floor, +50%% in tight runs: %v", v.Lines())
+	}
+}
+
+// TestUnmeasuredPhase: a warm-up that took the whole phase leaves rows
+// "not measured", never 0, and the gate inconclusive, never passed.
+func TestUnmeasuredPhase(t *testing.T) {
+	mk := func(label string) Side {
+		s := Side{Label: label}
+		for i := 0; i < 3; i++ {
+			rec := metrics.NewRecorder(time.Now())
+			o := rec.Op("INGESTION")
+			o.Record(time.Now(), time.Millisecond, 100, nil)
+			warm := rec.Snapshots()
+			empty := metrics.NewRecorder(time.Now())
+			empty.Op("INGESTION")
+			s.Runs = append(s.Runs, &record.Record{ID: fmt.Sprintf("%s%d", label, i), Phases: []record.Phase{{Name: "main", Seconds: 0, Operations: empty.Snapshots(), Warmup: &record.Warmup{Seconds: 5, Operations: warm}}}})
+		}
+		return s
+	}
+	cmp := New(mk("a"), []Side{mk("b")}, Options{Alpha: 0.01})
+	r := row(t, cmp, "throughput", "INGESTION")
+	if ch := r.Contender[0]; ch.OK || r.Baseline.OK || ch.Verdict != NotMeasuredVerdict || !strings.Contains(ch.Note, "its warm-up (5.0 s) took all of it") {
+		t.Fatalf("throughput of an unmeasured phase: %+v", ch)
+	}
+	v := cmp.Decide(10, UntestedFail)
+	if v.Status != Undetermined || len(v.Of(NotMeasured)) == 0 {
+		t.Fatalf("two unmeasured runs: %v", v.Lines())
+	}
+	if vals, _ := RunValues(mk("a").Runs[0]); len(vals) != 0 {
+		t.Fatalf("history reads values of an unmeasured phase: %v", vals)
+	}
+}
+
+// TestNothingGatedIsNotAPass: runs with no gated row are inconclusive.
+func TestNothingGatedIsNotAPass(t *testing.T) {
+	v := New(Side{Label: "a"}, []Side{{Label: "b"}}, Options{Alpha: 0.01}).Decide(10, UntestedFail)
+	if v.Status != Undetermined || !strings.Contains(v.Headline, "nothing was tested") {
+		t.Fatalf("%v", v.Lines())
+	}
+}
+
+// TestNearZeroAndDust: a telemetry figure from ~0 has no ratio, and two
+// sums that differ in their last bits are no change.
+func TestNearZeroAndDust(t *testing.T) {
+	m := Metric{Name: "WAL size", Direction: Neutral}
+	mk := func(v ...float64) Cell { return Cell{Values: v, Median: median(v), OK: true} }
+	ch := judge(m, mk(2.86e-5, 2.86e-5), mk(2.89, 2.9), Options{}, "")
+	if !math.IsNaN(ch.DiffPct) || !math.IsNaN(ch.Ratio) || ch.Note != "from ~0" {
+		t.Fatalf("from ~0: %+v", ch)
+	}
+	ch = judge(m, mk(0.1+0.2, 0.3), mk(0.3, 0.3), Options{}, "")
+	if ch.Diff != 0 || ch.DiffPct != 0 || ch.Ratio != 1 {
+		t.Fatalf("dust: %+v", ch)
+	}
+}
+
+// TestDeterministicFiguresGatedByDefault: a 5x footprint fails the gate
+// with no --gate-server; an equal one is within; the server's count of
+// what was written is compared with what the runs wrote.
+func TestDeterministicFiguresGatedByDefault(t *testing.T) {
+	mk := func(label string, bpp, counted float64) Side {
+		s := latencyRuns(label, 10, 10, 10)
+		for _, r := range s.Runs {
+			r.ServerMetrics = []record.ServerMetric{{Name: "Bytes per point", Value: bpp, Unit: "bytes"}}
+			p := &r.Phases[0]
+			p.Operations[0].Operation = "INGESTION"
+			p.Server = []telemetry.Source{{Name: "IoTDB DataNode", Series: []telemetry.Series{{Name: "points written", Counter: true, Written: true, Values: []float64{0, counted}}}}}
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		bpp, counted float64
+		status       string
+		want         string
+	}{
+		{0.69, 50, Passed, ""},
+		{3.65, 50, Regression, "Gate failed: regression in b: Bytes per point: 0.69 → 3.65 bytes, +428.99%"},
+		{0.69, 49, Regression, "Gate failed: regression in b: " + CountedName + ": 1 → 0.98 ratio, -2.00%"},
+	} {
+		v := New(mk("a", 0.69, 50), []Side{mk("b", tc.bpp, tc.counted)}, Options{Alpha: 0.01}).Decide(10, UntestedFail)
+		if v.Status != tc.status || !strings.Contains(v.Headline, tc.want) {
+			t.Errorf("%v: %s\n%s", tc, v.Status, strings.Join(v.Lines(), "\n"))
+		}
+	}
+}

@@ -271,7 +271,7 @@ func values(rec *record.Record, asLatency map[Key]bool, unmeasured map[Key]strin
 			// Its rows are there, with no value: not measured, not 0.
 			for _, op := range p.Warmup.Operations {
 				for _, m := range Metrics {
-					if !unmeasurable(m) {
+					if _, ok := m.value(op, p.Warmup.Seconds); !ok || !unmeasurable(m) {
 						continue
 					}
 					k := Key{Metric: m.Name, Phase: p.Group(), Round: p.Round, Op: op.Operation}

@@ -50,7 +50,8 @@ func pairable(sides []Side) ([]Side, string) {
 // value that is not positive (an error rate of 0): such a row is tested
 // unpaired.
 func logRatios(b, c Cell) ([]float64, bool) {
-	if !slices.Equal(b.runs, c.runs) || len(b.Values) < 2 {
+	// Cells without run positions (server metrics, telemetry) do not pair.
+	if len(b.runs) != len(b.Values) || !slices.Equal(b.runs, c.runs) || len(c.Values) != len(b.Values) || len(b.Values) < 2 {
 		return nil, false
 	}
 	d := make([]float64, len(b.Values))

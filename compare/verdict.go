@@ -368,11 +368,18 @@ func (v *Verdict) status() (string, string) {
 // not a pass, then how the rows were judged.
 func (v *Verdict) Lines() []string {
 	out := []string{v.Headline}
-	for _, j := range v.Of(Worse) {
-		out = append(out, "worse: "+j.Line())
-	}
-	for _, j := range v.Of(Inconclusive, NotTested, NotMeasured) {
-		out = append(out, "inconclusive: "+j.Line())
+	const most = 20
+	open := v.Of(Inconclusive, NotTested, NotMeasured)
+	for i, j := range slices.Concat(v.Of(Worse), open) {
+		if i == most {
+			out = append(out, fmt.Sprintf("(and %d more rows: the report's JSON has every one)", len(open)+len(v.Of(Worse))-most))
+			break
+		}
+		word := "inconclusive: "
+		if j.Decision == Worse {
+			word = "worse: "
+		}
+		out = append(out, word+j.Line())
 	}
 	return out
 }

@@ -207,4 +207,35 @@ func TestDeterministicFiguresGatedByDefault(t *testing.T) {
 			t.Errorf("%v: %s\n%s", tc, v.Status, strings.Join(v.Lines(), "\n"))
 		}
 	}
+	// Elasticsearch's segments merge after the flush: its size on disk is
+	// gated only when named.
+	es := func(s Side) Side {
+		for _, r := range s.Runs {
+			r.Target.DB = "Elasticsearch"
+		}
+		return s
+	}
+	base, big := es(mk("a", 0.69, 50)), es(mk("b", 3.65, 50))
+	if v := New(base, []Side{big}, Options{Alpha: 0.01}).Decide(10, UntestedFail); v.Status != Passed {
+		t.Errorf("Elasticsearch's bytes per point gated by default: %v", v.Lines())
+	}
+	if v := New(base, []Side{big}, Options{Alpha: 0.01, GateServer: []string{"Bytes per point"}}).Decide(10, UntestedFail); v.Status != Regression {
+		t.Errorf("Elasticsearch's bytes per point named: %v", v.Lines())
+	}
+}
+
+// TestUnevenSidesHaveIntervals: a side with a run less (a damaged record
+// left out) still gets its intervals, server and telemetry rows too.
+func TestUnevenSidesHaveIntervals(t *testing.T) {
+	b, c := latencyRuns("a", 10, 11, 12), latencyRuns("b", 10, 11)
+	for _, s := range []Side{b, c} {
+		for _, r := range s.Runs {
+			r.ServerMetrics = []record.ServerMetric{{Name: "Segment count", Value: 3}}
+			r.Phases[0].Server = []telemetry.Source{{Name: "machine", Series: []telemetry.Series{{Name: "CPU user", Counter: true, Values: []float64{0, 1}}}}}
+		}
+	}
+	cmp := New(b, []Side{c}, Options{Alpha: 0.01, Paired: true})
+	if cmp.Rows[0].Contender[0].Interval == nil || cmp.TelemetryRows[0].Contender[0].Interval == nil || cmp.ServerRows[0].Contender[0].Interval == nil {
+		t.Fatalf("no intervals: %+v", cmp.Rows[0].Contender[0])
+	}
 }

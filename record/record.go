@@ -276,6 +276,12 @@ func (p *Phase) Unmeasured() bool {
 	return false
 }
 
+// NotMeasured says, for a phase that is Unmeasured, what happened and
+// what to change.
+func (p *Phase) NotMeasured() string {
+	return fmt.Sprintf("%s was not measured: its warm-up (%.1f s) took all of it, so its figures are \"not measured\" and compare's gate cannot pass it; give the phase more work (LOOP, QUERY_LOOP) or the warm-up less (WARMUP_TIME, WARMUP_OPERATIONS)", p.Group(), p.Warmup.Seconds)
+}
+
 // AllOperations are the phase's measured operations and its warm-up's:
 // what failed counts, whenever it failed.
 func (p *Phase) AllOperations() []*metrics.Snapshot {

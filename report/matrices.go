@@ -64,6 +64,7 @@ func PhaseTables(group []*record.Phase) []Table {
 	answers := Table{Title: "Answers (" + title + ")", Header: []string{"Operation", "checked", "wrong", "checked share", "check ms (mean)"},
 		Notes: []string{"CHECK_ANSWERS: answers compared with the model of the workload after each query's latency was taken; a wrong answer is a failed operation (its reason is under Failures). Check ms: the client's time per check (the model's answer and the comparison), not in any latency."}}
 	total, warmTotal := 0.0, 0.0
+	var unmeasured []string
 	for _, p := range group {
 		if w := p.Warmup; w != nil {
 			warmTotal += w.Seconds
@@ -78,6 +79,14 @@ func PhaseTables(group []*record.Phase) []Table {
 		}
 		secs := p.Seconds
 		total += secs
+		if p.Unmeasured() {
+			for _, op := range p.Warmup.Operations {
+				nm := "not measured"
+				res.Rows = append(res.Rows, []string{op.Operation, nm, nm, nm, nm, nm})
+			}
+			unmeasured = append(unmeasured, p.NotMeasured()+".")
+			continue
+		}
 		for _, op := range p.Operations {
 			tput := 0.0
 			if secs > 0 {
@@ -139,6 +148,7 @@ func PhaseTables(group []*record.Phase) []Table {
 			res.Notes = append(res.Notes, p.Cut+".")
 		}
 	}
+	res.Notes = append(res.Notes, unmeasured...)
 	out := []Table{res, lat}
 	if len(warmRes.Rows) > 0 {
 		warmRes.Notes = []string{fmt.Sprintf("Warm-up (WARMUP_TIME or WARMUP_OPERATIONS): %.2f second before the measured part, kept out of the tables above, compare and the gate; throughput = okPoint / warm-up time", warmTotal)}

@@ -69,6 +69,9 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 		if p.Warmup != nil {
 			ph.Warmup = &record.Warmup{Seconds: p.Warmup.Elapsed.Seconds(), Operations: p.Warmup.Operations}
 		}
+		if ph.Unmeasured() {
+			rec.Warnings = append(rec.Warnings, ph.NotMeasured())
+		}
 		rec.Phases = append(rec.Phases, ph)
 	}
 	rec.AnswersNotChecked = res.AnswersNotChecked

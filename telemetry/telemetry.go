@@ -49,8 +49,16 @@ type Series struct {
 // Kind is a source's name without what another run of the same server
 // changes, a process's pid: "process 123 (java, port 6667)" is "process
 // (java, port 6667)", and a merged record's "instance 2: process 123 (…)"
-// keeps its instance. The compare tables and the charts match sources by it.
+// keeps its instance, and a disk found by a folder, "disk vda (folder)", is
+// "disk vda". The compare tables and the charts match sources by it.
 func Kind(name string) string {
+	// A disk is named with the folder that found it: each side of a
+	// routine has a state folder of its own on the same device.
+	if d := strings.Index(name, "disk "); d >= 0 && (d == 0 || strings.HasSuffix(name[:d], ": ")) {
+		if p := strings.Index(name[d:], " ("); p >= 0 && strings.HasSuffix(name, ")") {
+			return name[:d+p]
+		}
+	}
 	i := strings.Index(name, "process ")
 	if i < 0 {
 		return name

@@ -152,7 +152,9 @@ func TestKind(t *testing.T) {
 		"instance 2: process 9 (bench)":             "instance 2: process (bench)",
 		"machine":                                   "machine",
 		"IoTDB DataNode 127.0.0.1:9092":             "IoTDB DataNode 127.0.0.1:9092",
-		"disk vda (/root/.cache/tsbench/iotdb-run)": "disk vda (/root/.cache/tsbench/iotdb-run)",
+		"disk vda (/root/.cache/tsbench/iotdb-run)": "disk vda",
+		"disk vda (/tmp/r/servers/master)":          "disk vda",
+		"instance 2: disk sdb (/data)":              "instance 2: disk sdb",
 	} {
 		if got := Kind(in); got != want {
 			t.Errorf("Kind(%q) = %q, want %q", in, got, want)

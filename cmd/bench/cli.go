@@ -35,7 +35,7 @@ const (
 	exitRegressed = 1 // compare --fail-above found a regression
 	exitUsage     = 2 // bad usage or input
 	exitFailed    = 3 // the run itself failed
-	exitUntested  = 4 // compare --fail-above could not test a gated row
+	exitUntested  = 4 // the gate is inconclusive: a gated row neither proven within nor shown worse
 	// exitBug is a panic in the command: sysexits' EX_SOFTWARE, so that
 	// it is never read as bad usage (Go's own panic status is 2).
 	exitBug = 70
@@ -151,8 +151,9 @@ found a difference).
 
 Exit status: 0 ok; 1 bench compare --fail-above found a regression; 2 bad
 usage or input (nothing runs); 3 the run failed or is incomplete (its record
-is saved); 4 bench compare --fail-above could not test some gated rows; 70
-an internal error (a bug in tsbench: please report it).`,
+is saved); 4 the gate of bench compare --fail-above or bench routine is
+inconclusive (no regression, but a gated row neither proven within the limit
+nor shown worse); 70 an internal error (a bug in tsbench: please report it).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,

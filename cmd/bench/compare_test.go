@@ -305,3 +305,20 @@ func TestDamagedRecordsNamed(t *testing.T) {
 		t.Fatalf("TSBENCH_RESULTS_DIR: %v\n%s", err, out)
 	}
 }
+
+// TestUnmeasuredPhaseIsNotAPass: a warm-up longer than the phase leaves
+// the run saying its phase was not measured and its figures "not
+// measured" (never 0), and two such runs a side do not pass the gate.
+func TestUnmeasuredPhaseIsNotAPass(t *testing.T) {
+	dir := t.TempDir()
+	for _, l := range []string{"a", "b"} {
+		r := bench(t, "run", "-c", "config.properties", "--set", "LOOP=23", "--set", "INIT_WAIT_TIME=0", "--set", "WARMUP_TIME=30", "--set", "RESULTS_DIR="+dir, "--label", l, "--repeat", "3")
+		if r.code != 0 || !strings.Contains(r.stdout, "main was not measured: its warm-up (") || !strings.Contains(r.stdout, "| INGESTION              | not measured |") {
+			t.Fatalf("run %s: exit %d\n%s\n%s", l, r.code, r.stdout, r.stderr)
+		}
+	}
+	r := bench(t, "compare", "a", "b", "--results", dir, "--fail-above", "10")
+	if r.code != 4 || !strings.HasPrefix(r.stdout, "Gate inconclusive: ") || !strings.Contains(r.stderr, "b: mean latency of INGESTION (main): not measured: main was not measured in run ") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

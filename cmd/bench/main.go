@@ -12,7 +12,7 @@
 //
 // Exit status: 0 ok; 1 compare --fail-above found a regression; 2 bad usage
 // or input (nothing runs); 3 the run failed or is incomplete (its record is
-// saved); 4 compare --fail-above could not test some gated rows; 70 an
+// saved); 4 the gate (compare --fail-above, routine) is inconclusive; 70 an
 // internal error, a bug. The statuses are the constants in cli.go.
 package main
 

@@ -42,7 +42,7 @@ func TestHonestOutcomes(t *testing.T) {
 		{"a run larger than the disk", append([]string{"-c", "config.properties", "--set", "LOOP=100000000", "--set", "SQLITE_PATH=" + filepath.Join(dir, "huge.db")}, small[:2]...), 2,
 			[]string{"bench: the run needs about ", " but only ", " are free there"}, nil},
 		{"a dry run of a huge LOOP only describes", []string{"-c", "config.properties", "--set", "LOOP=100000000", "--set", "DB_SWITCH=Null", "--set", "VERIFY=false", "--dry-run"}, 0, nil, []string{"Size: this run writes ", "Writes: "}},
-		{"help lists every exit status", []string{"--help"}, 0, nil, []string{"Exit status: 0 ok; 1 bench compare --fail-above found a regression; 2 bad", "3 the run failed or is incomplete", "4 bench compare --fail-above could not test"}},
+		{"help lists every exit status", []string{"--help"}, 0, nil, []string{"Exit status: 0 ok; 1 bench compare --fail-above found a regression; 2 bad", "3 the run failed or is incomplete", "4 the gate of bench compare --fail-above or bench routine is"}},
 		{"verify of no database", []string{"verify", "-c", "config.properties", "--set", "SQLITE_PATH=" + filepath.Join(dir, "none.db")}, 3, []string{"does not exist (SQLITE_PATH, or RESULTS_DIR/DB_NAME.db): nothing to verify"}, nil},
 	}
 	// The first case: tables made for 10 sensors, a run that writes 20

@@ -1,14 +1,9 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/tsbench/tsbench/metrics"
-	"github.com/tsbench/tsbench/record"
 )
 
 func TestWelch(t *testing.T) {
@@ -67,28 +62,16 @@ func TestNeededSamples(t *testing.T) {
 // spread of ±5% is worse, but not shown to exceed 10%: noted, not failed;
 // +30% with the same spread fails.
 func TestGateNeedsTheChangeBeyondTheLimit(t *testing.T) {
-	runs := func(label string, means ...float64) Side {
-		s := Side{Label: label}
-		for i, m := range means {
-			rec := metrics.NewRecorder(time.Now())
-			o := rec.Op("Q1")
-			for j := 0; j < 50; j++ {
-				o.Record(time.Now(), time.Duration(m*float64(time.Millisecond)), 1, nil)
-			}
-			s.Runs = append(s.Runs, &record.Record{ID: fmt.Sprintf("%s%d", label, i), Phases: []record.Phase{{Name: "main", Seconds: 1, Operations: rec.Snapshots()}}})
-		}
-		return s
-	}
-	base := runs("a", 10, 10.5, 9.5, 10.2, 9.8)
+	base := latencyRuns("a", 10, 10.5, 9.5, 10.2, 9.8)
 	opt := Options{Alpha: 0.05, MinEffect: 5, MinAbsMS: DefaultMinAbsMS}
-	c := New(base, []Side{runs("b", 11.2, 11.7, 10.7, 11.4, 11.0)}, opt)
+	c := New(base, []Side{latencyRuns("b", 11.2, 11.7, 10.7, 11.4, 11.0)}, opt)
 	if ch := row(t, c, "mean latency", "Q1").Contender[0]; ch.Verdict != "worse" {
 		t.Fatalf("+12%% consistently: %+v", ch)
 	}
 	if v := c.Decide(10, UntestedFail); len(v.Of(Worse)) != 0 || len(v.Of(Inconclusive)) == 0 || !strings.Contains(v.Of(Inconclusive)[0].Line(), "cannot rule out worse by more than 10%") || v.Status != Undetermined {
 		t.Fatalf("+12%% ± 5%%: %+v", v.Lines())
 	}
-	c = New(base, []Side{runs("b", 13, 13.6, 12.4, 13.3, 12.7)}, opt)
+	c = New(base, []Side{latencyRuns("b", 13, 13.6, 12.4, 13.3, 12.7)}, opt)
 	if v := c.Decide(10, UntestedFail); len(v.Of(Worse)) == 0 || !strings.Contains(v.Of(Worse)[0].Line(), "beyond 10% (p(Holm)=") || v.Status != Regression {
 		t.Fatalf("+30%%: %+v", v.Lines())
 	}

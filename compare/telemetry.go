@@ -233,6 +233,18 @@ func num3(x float64) string {
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
+// ServerFigures are the names of the comparison's server metrics and
+// telemetry figures, in table order: what --gate-server can name.
+func (c *Comparison) ServerFigures() []string {
+	var out []string
+	for _, r := range slices.Concat(c.ServerRows, c.TelemetryRows) {
+		if !slices.Contains(out, r.Key.Metric) {
+			out = append(out, r.Key.Metric)
+		}
+	}
+	return out
+}
+
 // ServerValue is a server figure of a run as compare's server tables read
 // it: one of the server's metrics over the whole run (Source "server", no
 // Group), or a telemetry figure of a source over a phase group (a

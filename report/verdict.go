@@ -48,7 +48,16 @@ func Summary(c *compare.Comparison) []string {
 			}
 			return 0
 		})
-		out = append(out, fmt.Sprintf("Proven within %g%%: %d rows; the widest bound is %s (%s, %s).", v.FailAbove, len(within), bound(widest), widest.Where(), widest.ChangeText()))
+		widened := slices.ContainsFunc(within, func(j compare.Judgement) bool { return j.Limit > v.FailAbove*(1+1e-9)+1e-9 })
+		limit := fmt.Sprintf("%g%%", v.FailAbove)
+		if widened {
+			limit += " (or the wider limit a latency's noise floor gives it)"
+		}
+		where := widest.Where()
+		if widest.Limit > v.FailAbove*(1+1e-9)+1e-9 {
+			where += fmt.Sprintf(", limit %.1f%%", widest.Limit)
+		}
+		out = append(out, fmt.Sprintf("Proven within %s: %d rows; the widest bound is %s (%s: %s).", limit, len(within), bound(widest), where, widest.ChangeText()))
 	}
 	if n := len(v.Of(compare.Better)); n > 0 {
 		out = append(out, fmt.Sprintf("Better: %d rows.", n))

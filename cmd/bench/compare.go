@@ -97,6 +97,12 @@ judges untestable rows by their ratio instead).`,
 			if err != nil {
 				return err
 			}
+			// A name no row has would gate nothing: bad usage, not a row untested.
+			for _, name := range gateServer {
+				if figures := cmp.ServerFigures(); !slices.Contains(figures, name) {
+					return usageError(fmt.Errorf("--gate-server %q: these runs have no server metric or telemetry figure of that name (valid: %s)", name, strings.Join(figures, ", ")))
+				}
+			}
 			if gated {
 				// Before the report is written: the verdict is its first line.
 				cmp.Decide(failAbove, untested)

@@ -136,7 +136,7 @@ func delayRuns(t *testing.T, dir, label, repeat string, extra ...string) {
 	}
 }
 
-// TestFailAboveExitsOne: a real slowdown of one operation, made by the
+// TestFailAboveExitsOne: a real slowdown of one operation (50%), made by the
 // delay target (no --force: the delay is the database's, not the
 // workload's), fails the gate; the same change read the other way round is
 // an improvement and passes. Which of PRECISE_POINT's latency rows trips
@@ -145,7 +145,7 @@ func delayRuns(t *testing.T, dir, label, repeat string, extra ...string) {
 func TestFailAboveExitsOne(t *testing.T) {
 	dir := t.TempDir()
 	delayRuns(t, dir, "fast", "4")
-	delayRuns(t, dir, "slow", "4", "--set", "NULL_SLOWDOWN_PCT=60")
+	delayRuns(t, dir, "slow", "4", "--set", "NULL_SLOWDOWN_PCT=50")
 	r := bench(t, "compare", "fast", "slow", "--results", dir, "--fail-above", "10")
 	if r.code != 1 || !strings.Contains(r.stderr, "bench: Gate failed: regression in slow: ") || !strings.Contains(r.stderr, "latency of PRECISE_POINT (main) is worse: ") || !strings.Contains(r.stderr, "p(Holm)=") {
 		t.Fatalf("exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
@@ -320,5 +320,18 @@ func TestUnmeasuredPhaseIsNotAPass(t *testing.T) {
 	r := bench(t, "compare", "a", "b", "--results", dir, "--fail-above", "10")
 	if r.code != 4 || !strings.HasPrefix(r.stdout, "Gate inconclusive: ") || !strings.Contains(r.stderr, "b: mean latency of INGESTION (main): not measured: main was not measured in run ") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestGateServerNamesAFigure: a --gate-server name that no row of these
+// runs has is bad usage (exit 2) with the names there are, not a row
+// untested.
+func TestGateServerNamesAFigure(t *testing.T) {
+	dir := t.TempDir()
+	delayRuns(t, dir, "a", "1")
+	delayRuns(t, dir, "b", "1")
+	r := bench(t, "compare", "a", "b", "--results", dir, "--fail-above", "10", "--gate-server", "No such figure")
+	if r.code != 2 || !strings.Contains(r.stderr, `--gate-server "No such figure": these runs have no server metric or telemetry figure of that name (valid: `) || !strings.Contains(r.stderr, "CPU user") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -1,8 +1,9 @@
 // Package compare judges runs against runs: each metric's per-run values
 // and medians, Welch's test with Holm's correction over every tested row,
-// the samples a row needs to be judged, the gate of --fail-above, and the
-// refusals of runs that do not compare. It reads records and writes
-// nothing; package report lays its results out.
+// every row's confidence interval, the samples a row needs to be judged,
+// the gate's verdict on --fail-above (worse, within or inconclusive, row by
+// row and overall), and the refusals of runs that do not compare. It reads
+// records and writes nothing; package report lays its results out.
 package compare
 
 import (

@@ -1,9 +1,12 @@
 package record
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -42,7 +45,7 @@ func (s Store) Save(rec *Record) (string, error) {
 // WriteFileAtomic writes data to a temporary file beside path, syncs it and
 // renames it over path.
 func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	tmp, err := CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return err
 	}
@@ -59,6 +62,24 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return nil
+}
+
+// CreateTemp creates a new file in dir named prefix and a random suffix,
+// with the mode 0666 less the umask, as a file the user writes would have:
+// os.CreateTemp's 0600 would make every record, report and chart
+// unreadable to the user's group once renamed into place.
+func CreateTemp(dir, prefix string) (*os.File, error) {
+	for range 100 {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(filepath.Join(dir, prefix+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("create a temporary file in %s: every name tried exists", dir)
 }
 
 // Load reads one record file.

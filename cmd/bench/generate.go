@@ -17,6 +17,7 @@ import (
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/dataset"
+	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/runner"
 )
 
@@ -166,7 +167,7 @@ type draw struct {
 // writeDraws writes the plan's queries (runner.Plan.Draws) to path
 // through a temporary file, so that a failure leaves no partial file.
 func writeDraws(path string, plan *runner.Plan) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".part-*")
+	tmp, err := record.CreateTemp(filepath.Dir(path), filepath.Base(path)+".part-")
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"io"
 	"strconv"
 
@@ -60,13 +61,37 @@ func WriteOpenMetrics(w io.Writer, runs []Run) error {
 			TimestampMs: &ts,
 		})
 	}
+	var buf bytes.Buffer
 	for _, name := range order {
-		if _, err := expfmt.MetricFamilyToOpenMetrics(w, fams[name]); err != nil {
+		if _, err := expfmt.MetricFamilyToOpenMetrics(&buf, fams[name]); err != nil {
 			return err
 		}
 	}
-	_, err := expfmt.FinalizeOpenMetrics(w)
+	if _, err := expfmt.FinalizeOpenMetrics(&buf); err != nil {
+		return err
+	}
+	_, err := w.Write(fixedTimestamps(buf.Bytes()))
 	return err
+}
+
+// fixedTimestamps writes each sample's timestamp, its last field, in
+// fixed-point seconds: expfmt writes 1.796393844597e+09, which the Python
+// Prometheus client's parser reads as 1.8 seconds after the epoch, in
+// silence. Every sample here has a timestamp.
+func fixedTimestamps(text []byte) []byte {
+	lines := bytes.Split(text, []byte("\n"))
+	for i, l := range lines {
+		sp := bytes.LastIndexByte(l, ' ')
+		if len(l) == 0 || l[0] == '#' || sp < 0 || !bytes.ContainsAny(l[sp+1:], "eE") {
+			continue
+		}
+		ts, err := strconv.ParseFloat(string(l[sp+1:]), 64)
+		if err != nil {
+			continue
+		}
+		lines[i] = append(l[:sp+1:sp+1], strconv.FormatFloat(ts, 'f', -1, 64)...)
+	}
+	return bytes.Join(lines, []byte("\n"))
 }
 
 func pair(name, value string) *dto.LabelPair { return &dto.LabelPair{Name: &name, Value: &value} }

@@ -92,6 +92,13 @@ func TestExportFormats(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("export openmetrics: exit %d\n%s", r.code, r.stderr)
 	}
+	// Timestamps in fixed-point seconds: Python's Prometheus client reads
+	// 1.796393844597e+09 as 1.8 s after the epoch.
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if f := strings.Fields(l); len(f) > 2 && !strings.HasPrefix(l, "#") && strings.ContainsAny(f[len(f)-1], "eE") {
+			t.Fatalf("a timestamp with an exponent: %s", l)
+		}
+	}
 	dec := expfmt.NewDecoder(strings.NewReader(r.stdout), expfmt.NewFormat(expfmt.TypeOpenMetrics))
 	samples := 0
 	for {

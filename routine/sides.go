@@ -51,14 +51,19 @@ func SideSets(sets []string, sides []Side) (map[string][]string, error) {
 // asked: the gate needs compare.MinRuns, and an odd number is rounded up
 // (with a note) since reversed blocks come in pairs.
 func EvenRuns(runs int) (int, string, error) {
-	if runs < compare.MinRuns {
-		return 0, "", fmt.Errorf("--runs=%d: the gate tests %d runs a side or more (valid: an even number ≥ %d)", runs, compare.MinRuns, compare.MinRuns+1)
+	if runs < compare.MinRuns || runs > MaxRuns {
+		return 0, "", fmt.Errorf("--runs=%d: the gate tests %d runs a side or more, and a routine makes at most %d (valid: an even number from %d to %d)", runs, compare.MinRuns, MaxRuns, compare.MinRuns+1, MaxRuns)
 	}
 	if runs%2 == 1 {
 		return runs + 1, fmt.Sprintf("--runs=%d rounded up to %d: blocks in reversed order come in pairs, so that every side has the same mean position", runs, runs+1), nil
 	}
 	return runs, "", nil
 }
+
+// MaxRuns is the most runs a side a routine makes: a week of IoTDB's
+// 80-second runs, and an order that --dry-run prints at once (a billion
+// runs a side used to fill memory while the order was drawn).
+const MaxRuns = 10000
 
 // Results is where a routine writing into out keeps its records.
 func Results(out string) string { return filepath.Join(out, "results") }

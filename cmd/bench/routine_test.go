@@ -126,6 +126,7 @@ func TestRoutineRefusals(t *testing.T) {
 		{[]string{"routine", "--baseline", "a=embedded", "--contender", "b=embedded"}, "give a config file with -c"},
 		{append(small, "--contender", "b=embedded"), "give --baseline NAME=SERVER and at least one --contender"},
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--runs", "2"), "--runs=2: the gate tests 3 runs a side or more"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--runs", "1000000000", "--dry-run"), "--runs=1000000000: the gate tests 3 runs a side or more, and a routine makes at most 10000"},
 		{append(small, "--baseline", "a=embedded", "--contender", "a=embedded"), "the name a is taken by another side"},
 		{append(small, "--baseline", "a=iotdb:2.0.10", "--contender", "b=embedded"), "DB_SWITCH=SQLite has no server to start"},
 		{append(small, "--baseline", "a=embedded", "--contender", "b="+dist), "DB_SWITCH=SQLite has no server to start"},

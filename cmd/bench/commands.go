@@ -22,7 +22,10 @@ func newShow(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show RUN...",
 		Short: "Print saved runs again (by id, id prefix, label or record file)",
-		Args:  cobra.MinimumNArgs(1),
+		Long: `Print saved runs again: each run's matrices, as bench run printed them. A
+RUN is a run id, an id prefix, a label (every run of that label) or a record
+file. With --format json one run is its record, several are an array of them.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := report.TableFormats.Parse(format)
 			if err != nil {
@@ -32,8 +35,16 @@ func newShow(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for i, rec := range runsOf(founds) {
-				if i > 0 && f != report.JSON {
+			runs := runsOf(founds)
+			if f == report.JSON && len(runs) > 1 {
+				// One JSON document: the records in an array.
+				if err := report.WriteJSON(stdout, runs); err != nil {
+					return failedError(err)
+				}
+				return nil
+			}
+			for i, rec := range runs {
+				if i > 0 {
 					fmt.Fprintln(stdout)
 				}
 				if err := report.WriteRun(stdout, f, rec); err != nil {

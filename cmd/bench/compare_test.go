@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/record"
 	"html"
 	"os"
 	"os/exec"
@@ -333,5 +334,22 @@ func TestGateServerNamesAFigure(t *testing.T) {
 	r := bench(t, "compare", "a", "b", "--results", dir, "--fail-above", "10", "--gate-server", "No such figure")
 	if r.code != 2 || !strings.Contains(r.stderr, `--gate-server "No such figure": these runs have no server metric or telemetry figure of that name (valid: `) || !strings.Contains(r.stderr, "CPU user") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestShowJSONIsOneDocument: show --format json of one run is its record;
+// of a label's several runs, one array of records, not objects in a row.
+func TestShowJSONIsOneDocument(t *testing.T) {
+	dir := t.TempDir()
+	delayRuns(t, dir, "two", "2")
+	r := bench(t, "show", "two", "--results", dir, "--format", "json")
+	var recs []record.Record
+	if err := json.Unmarshal([]byte(r.stdout), &recs); r.code != 0 || err != nil || len(recs) != 2 || recs[0].Label != "two" {
+		t.Fatalf("exit %d, %v: %d records\n%.300s", r.code, err, len(recs), r.stdout)
+	}
+	r = bench(t, "show", recs[1].ID, "--results", dir, "--format", "json")
+	var one record.Record
+	if err := json.Unmarshal([]byte(r.stdout), &one); r.code != 0 || err != nil || one.ID != recs[1].ID {
+		t.Fatalf("one run: exit %d, %v\n%.300s", r.code, err, r.stdout)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -154,6 +155,10 @@ func NewPlan(c *config.Config) (*Plan, error) {
 		return nil, err
 	}
 	p.Steps = p.planSteps()
+	if !c.Given["DROP_CACHES_COMMAND"] && c.DropCachesCommand != "" && slices.ContainsFunc(p.Steps, func(s PlanStep) bool { return s.Kind == StepLifecycle }) {
+		// Said once a run: as root, the default reaches every process here.
+		p.Notes = append(p.Notes, fmt.Sprintf("the lifecycle step runs DROP_CACHES_COMMAND's default, %q: as root it drops the page cache of the whole machine, every process's, not only the database's (without root it is skipped with a warning); DROP_CACHES_COMMAND= turns it off, and the cold round then finds the OS cache warm", c.DropCachesCommand))
+	}
 	return p, nil
 }
 

@@ -266,3 +266,20 @@ func TestRoutineSameServerAfterFirstBlock(t *testing.T) {
 		t.Fatalf("declared A/A: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestDropCachesSaid: a run whose lifecycle drops the caches with the
+// default command says once that it drops the whole machine's page cache
+// and how to turn it off, --dry-run too; a command the user chose is not
+// said again.
+func TestDropCachesSaid(t *testing.T) {
+	const want = `note: the lifecycle step runs DROP_CACHES_COMMAND's default, "sync; echo 3 > /proc/sys/vm/drop_caches": as root it drops the page cache of the whole machine`
+	r := bench(t, "run", "-c", "config.properties", "--set", "QUERY_ROUNDS=1", "--dry-run")
+	if r.code != 0 || strings.Count(r.stderr, want) != 1 || !strings.Contains(r.stderr, "DROP_CACHES_COMMAND= turns it off") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, set := range []string{"DROP_CACHES_COMMAND=", "DROP_CACHES_COMMAND=true", "QUERY_ROUNDS=0"} {
+		if r := bench(t, "run", "-c", "config.properties", "--set", "QUERY_ROUNDS=1", "--set", set, "--dry-run"); r.code != 0 || strings.Contains(r.stderr, "DROP_CACHES_COMMAND's default") {
+			t.Errorf("--set %s: exit %d, stderr %q", set, r.code, r.stderr)
+		}
+	}
+}

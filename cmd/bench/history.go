@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -98,6 +99,20 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 			}
 			if len(runs) == 0 {
 				return usageError(fmt.Errorf("no saved run in %s has a label %s (bench list shows them)", results, strings.Join(args, " or ")))
+			}
+			// A figure no run has would follow nothing: bad usage, as compare's --gate-server.
+			var figures []string
+			for _, r := range runs {
+				for _, v := range r.Server {
+					if !slices.Contains(figures, v.Figure) {
+						figures = append(figures, v.Figure)
+					}
+				}
+			}
+			for _, name := range server {
+				if name != "*" && !slices.Contains(figures, name) {
+					return usageError(fmt.Errorf("--server %q: these runs have no server figure of that name (valid: \"*\", %s)", name, strings.Join(figures, ", ")))
+				}
 			}
 			var order []string
 			if orderFile != "" {

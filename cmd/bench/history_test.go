@@ -123,7 +123,7 @@ func TestHistoryFindsTheWeek(t *testing.T) {
 		t.Errorf("labels %v, series %+v: want the three in the list's order and the machine's CPU user", h.Labels, h.Series)
 	}
 	for _, bad := range [][]string{{"history", "nobody-*", "--results", dir}, {"history", "master-*", "--results", dir, "--metric", "speed"}, {"history", "master-*", "--results", dir, "--window", "1"}, {"history", "[", "--results", dir},
-		{"history", "master-*", "--results", dir, "--order", filepath.Join(dir, "missing.txt")}} {
+		{"history", "master-*", "--results", dir, "--order", filepath.Join(dir, "missing.txt")}, {"history", "master-*", "--results", dir, "--server", "No such figure"}} {
 		if r := bench(t, bad...); r.code != 2 || r.stderr == "" {
 			t.Errorf("%v: exit %d, want 2 with a reason: %q", bad, r.code, r.stderr)
 		}

@@ -168,6 +168,16 @@ func buildComparison(stderr io.Writer, results string, refs []string, opt compar
 		// In the report too: a damaged record may be a run of one side.
 		warnings = append(warnings, fmt.Sprintf("warning: %v; it is left out, so a side may have one run less", d))
 	}
+	// The same run on two sides compares it with itself: every ratio is 1.
+	seen := map[string]int{}
+	for i, sd := range sides {
+		for _, r := range sd.Runs {
+			if j, ok := seen[r.ID]; ok && j != i {
+				warnings = append(warnings, fmt.Sprintf("warning: run %s is on two sides (%s and %s): it is compared with itself", r.ID, refs[j], refs[i]))
+			}
+			seen[r.ID] = i
+		}
+	}
 	admitted, err := compare.Admit(sides, force)
 	if err != nil {
 		return nil, nil, usageError(err)

@@ -331,6 +331,10 @@ func TestGateServerNamesAFigure(t *testing.T) {
 	dir := t.TempDir()
 	delayRuns(t, dir, "a", "1")
 	delayRuns(t, dir, "b", "1")
+	// One run on both sides is said, not compared with itself in silence.
+	if r := bench(t, "compare", "a", "a", "--results", dir); r.code != 0 || !strings.Contains(r.stderr, "is on two sides (a and a): it is compared with itself") {
+		t.Errorf("compare a a: exit %d, stderr %q", r.code, r.stderr)
+	}
 	r := bench(t, "compare", "a", "b", "--results", dir, "--fail-above", "10", "--gate-server", "No such figure")
 	if r.code != 2 || !strings.Contains(r.stderr, `--gate-server "No such figure": these runs have no server metric or telemetry figure of that name (valid: `) || !strings.Contains(r.stderr, "CPU user") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)

@@ -438,6 +438,9 @@ func fromRaw(rc *rawConfig, cat Catalog) (*Loaded, error) {
 			notes = append(notes, fmt.Sprintf("%s=true is not done: this run writes nothing (LOOP=%d, ingestion weight %g), so it leaves the data already there to its queries", k, c.Loop, c.OperationProportion[0]))
 		}
 	}
+	if c.Given["CHECK_ANSWERS_RATIO"] && !c.CheckAnswers {
+		warnings = append(warnings, fmt.Sprintf("CHECK_ANSWERS_RATIO=%s does nothing without CHECK_ANSWERS=true, which this run does not set (bench routine sets it unless the configuration says otherwise)", raw["CHECK_ANSWERS_RATIO"]))
+	}
 	if db != nil && db.resolve != nil {
 		for k, v := range db.resolve(opts, c) {
 			c.values[k] = v

@@ -315,3 +315,15 @@ func TestSIGTERMEndsEveryLongStep(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckAnswersRatioAloneSaid: CHECK_ANSWERS_RATIO without
+// CHECK_ANSWERS checks nothing, and the run says so.
+func TestCheckAnswersRatioAloneSaid(t *testing.T) {
+	r := bench(t, "run", "-c", "config.properties", "--set", "CHECK_ANSWERS_RATIO=0.5", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: CHECK_ANSWERS_RATIO=0.5 does nothing without CHECK_ANSWERS=true") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := bench(t, "run", "-c", "config.properties", "--set", "CHECK_ANSWERS_RATIO=0.5", "--set", "CHECK_ANSWERS=true", "--set", "QUERY_ROUNDS=1", "--dry-run"); r.code != 0 || strings.Contains(r.stderr, "does nothing without") {
+		t.Fatalf("with CHECK_ANSWERS: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -125,6 +126,15 @@ func (s Server) Run(ctx context.Context, action string, stdout, stderr io.Writer
 	cmd.Env = append(os.Environ(), s.env()...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee) && action == "status":
+			// The script's status exits 1 for a server that is not up, and
+			// has said what it found.
+			return fmt.Errorf("%s is not running (above: what its script found)", s.Kind)
+		case errors.As(err, &ee):
+			return fmt.Errorf("%s %s failed: its script exited with status %d (its messages are above)", s.Kind, action, ee.ExitCode())
+		}
 		return fmt.Errorf("%s %s: %w", s.Kind, action, err)
 	}
 	return nil

@@ -84,7 +84,7 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 	if f := res.Footprint; f != nil {
 		rec.Footprint = &record.Footprint{Bytes: f.Bytes, Points: f.Points, Where: f.Where, Seconds: f.Took.Seconds()}
 		rec.ServerMetrics = append(rec.ServerMetrics,
-			record.ServerMetric{Name: "Data size on disk", Value: float64(f.Bytes) / (1 << 20), Unit: "MB"},
+			record.ServerMetric{Name: "Data size on disk", Value: float64(f.Bytes) / (1 << 20), Unit: "MiB"},
 			record.ServerMetric{Name: "Bytes per point", Value: rec.Footprint.BytesPerPoint(), Unit: "bytes"})
 	}
 	if res.ServerMetricsErr != nil {

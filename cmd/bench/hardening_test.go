@@ -327,3 +327,12 @@ func TestCheckAnswersRatioAloneSaid(t *testing.T) {
 		t.Fatalf("with CHECK_ANSWERS: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestServerStatusSaysNotRunning: bench server status of a server that is
+// not up says so in words, not "exit status 1".
+func TestServerStatusSaysNotRunning(t *testing.T) {
+	r := bench(t, "server", "status", "iotdb", "--home", t.TempDir())
+	if r.code != 3 || !strings.Contains(r.stderr, "bench: iotdb is not running (above: what its script found)") || strings.Contains(r.stderr, "exit status") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}

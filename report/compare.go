@@ -204,7 +204,12 @@ func telemetryTables(c *compare.Comparison) []Table {
 			if r.Baseline.OK && ch.OK {
 				diff = num(ch.Diff / scale)
 			}
-			row = append(row, scaled(ch.Cell), diff, unit, compare.Pct(ch.DiffPct), intervalCell(ch), ratio(ch.Ratio), withZero(r.Baseline, ch))
+			iv := intervalCell(ch)
+			if ch.Interval != nil && ch.Interval.Abs && scale != 1 {
+				// A difference of bytes, in the table's MiB.
+				iv = (&compare.Interval{Lo: ch.Interval.Lo / scale, Hi: ch.Interval.Hi / scale, Abs: true}).Text()
+			}
+			row = append(row, scaled(ch.Cell), diff, unit, compare.Pct(ch.DiffPct), iv, ratio(ch.Ratio), withZero(r.Baseline, ch))
 		}
 		t.Rows = append(t.Rows, row)
 	}

@@ -123,8 +123,8 @@ func welchT(x, y []float64) (t, df float64, ok bool) {
 	}
 	m1, v1 := meanVar(x)
 	m2, v2 := meanVar(y)
-	se2 := v1/n1 + v2/n2
-	if se2 == 0 {
+	se, df := welchSE(v1, v2, n1, n2)
+	if se == 0 {
 		switch {
 		case m2 > m1:
 			return math.Inf(1), 0, true
@@ -133,9 +133,7 @@ func welchT(x, y []float64) (t, df float64, ok bool) {
 		}
 		return 0, 0, true
 	}
-	t = (m2 - m1) / math.Sqrt(se2)
-	df = se2 * se2 / ((v1/n1)*(v1/n1)/(n1-1) + (v2/n2)*(v2/n2)/(n2-1))
-	return t, df, true
+	return (m2 - m1) / se, df, true
 }
 
 func meanVar(xs []float64) (mean, variance float64) {

@@ -163,11 +163,17 @@ const ErrorRateFloor = 0.1
 // one-sided level 1−a: the bound a row is proven within, in percent (or in
 // the metric's unit on the raw scale).
 func (e estimate) worseEnd(m Metric, a float64) float64 {
+	return e.toPct(m, e.upper(m, a))
+}
+
+// upper is the one-sided 1−a bound of the change for the worse, on e's
+// scale: a row is within a limit when upper is below it.
+func (e estimate) upper(m Metric, a float64) float64 {
 	w := e.worse(m)
 	if e.se > 0 {
 		w += tq(1-a, e.df) * e.se
 	}
-	return e.toPct(m, w)
+	return w
 }
 
 // toPct writes a change for the worse w of e's scale as percent (the

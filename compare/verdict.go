@@ -300,17 +300,12 @@ func (c *Comparison) Decide(failAbove float64, untested string) *Verdict {
 		for k, cd := range cands {
 			j := &v.Rows[cd.j]
 			j.P, j.tested = adj[k], true
-			w := cd.e.worse(cd.m)
-			upper := w
-			if cd.e.se > 0 {
-				upper += tq(1-aWithin, cd.e.df) * cd.e.se
-			}
 			switch {
 			case adj[k] < c.Options.Alpha:
 				j.Decision = Worse
 			case cd.ch.Verdict == "better":
 				j.Decision = Better
-			case upper < cd.limit:
+			case cd.e.upper(cd.m, aWithin) < cd.limit:
 				j.Decision = Within
 			default:
 				j.Decision = Inconclusive

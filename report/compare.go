@@ -321,7 +321,7 @@ func PRTables(c *compare.Comparison) []Table {
 		}
 	}
 	header = append(header, "Note")
-	t := Table{Title: fmt.Sprintf("PR report: %s vs %s (mean latency in ms unless the row says otherwise)", bl, contenderLabels(c.Contenders)), Header: header, Lead: slices.Concat(Summary(c), c.Lead()), Fold: true}
+	t := Table{Title: fmt.Sprintf("PR report: %s vs %s (mean latency in ms unless the row says otherwise)", bl, contenderLabels(c.Contenders)), Header: header, Lead: slices.Concat(Summary(c), c.Lead())}
 	// compare.Row order: ingestion throughput, INGESTION latency, then operations as first seen.
 	var ops []string
 	seenOp := map[string]bool{}

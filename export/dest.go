@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -28,6 +29,11 @@ func ParseDest(to string) (Dest, error) {
 	u, err := url.Parse(to)
 	if err != nil || u.Host == "" {
 		return Dest{}, fmt.Errorf("%q is not a format or a store's URL (valid: %s)", redact(to), DestHelp)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return Dest{}, fmt.Errorf("%s: the port %s is not a port (valid: 1 to 65535)", u.Redacted(), p)
+		}
 	}
 	switch u.Scheme {
 	case "iotdb":

@@ -169,6 +169,8 @@ nor shown worse); 70 an internal error (a bug in tsbench: please report it).`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	// Every command's path flags, before it does anything.
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkPathFlags(cmd) }
 	addRunFlags(root, &rf)
 
 	var rf2 runFlags
@@ -317,6 +319,11 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	c := l.Config
+	// The record is written last: a folder it cannot go into is refused
+	// before the run, not found out after it.
+	if err := checkPath(c.ResultsDir, true); err != nil {
+		return usageError(&config.Error{Key: "RESULTS_DIR", Value: c.ResultsDir, Msg: err.Error(), Valid: "a folder, or a path where one can be made"})
+	}
 	var store *export.Dest
 	if c.ResultsStore != "" {
 		d, err := export.ParseDest(c.ResultsStore)

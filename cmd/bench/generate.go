@@ -72,6 +72,9 @@ queries are written.`,
 					return usageError(err)
 				}
 				out = fl.Config.FilePath
+				if err := checkPath(out, true); out != "" && err != nil {
+					return usageError(&config.Error{Key: "FILE_PATH", Value: out, Msg: err.Error(), Valid: "a folder, or a path where one can be made"})
+				}
 			}
 			if queryFile != "" {
 				if err := writeDraws(queryFile, plan); err != nil {

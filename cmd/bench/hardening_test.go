@@ -336,3 +336,46 @@ func TestServerStatusSaysNotRunning(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestPathErrorsAreUsage: a path flag that cannot be what it names failed
+// after the work with exit 3 and the raw mkdir or rename text; it is now
+// refused first, exit 2, one line naming the flag (or the key), nothing
+// written.
+func TestPathErrorsAreUsage(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := (record.Store{Dir: dir}).Save(recordtest.Sample()); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "afile")
+	folder := filepath.Join(dir, "afolder")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := "master-a2b704d"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", run, run, "--results", dir, "-o", folder}, "bench: --output " + folder + ": is a folder; give the name of a file to write\n"},
+		{[]string{"history", run, "--results", dir, "-o", folder}, "bench: --output " + folder + ": is a folder; give the name of a file to write\n"},
+		{[]string{"report", run, "--results", dir, "-o", filepath.Join(dir, "r.html"), "--png", file}, "bench: --png " + file + ": is a file; give a folder\n"},
+		{[]string{"report", run, "--results", dir, "-o", filepath.Join(file, "r.html")}, "bench: --output " + filepath.Join(file, "r.html") + ": " + file + " is a file, so nothing can be created under it\n"},
+		{[]string{"generate", "-c", "config.properties", "--out", file}, "bench: --out " + file + ": is a file; give a folder\n"},
+		{[]string{"generate", "-c", "config.properties", "--set", "FILE_PATH=" + file}, "bench: FILE_PATH=" + file + ": is a file; give a folder (valid: a folder, or a path where one can be made)\n"},
+		{[]string{"list", "--results", file}, "bench: --results " + file + ": is a file; give a folder\n"},
+		{[]string{"-c", "config.properties", "--set", "RESULTS_DIR=" + filepath.Join(file, "r")}, "bench: RESULTS_DIR=" + filepath.Join(file, "r") + ": " + file + " is a file, so nothing can be created under it (valid: a folder, or a path where one can be made)\n"},
+		{[]string{"export", run, "--results", dir, "--to", "iotdb://127.0.0.1:99999"}, "bench: --to iotdb://127.0.0.1:99999: the port 99999 is not a port (valid: 1 to 65535)\n"},
+		{[]string{"export", run, "--results", dir, "--to", "iotdb://:x"}, "is not a format or a store's URL"},
+	} {
+		r := bench(t, c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("bench %v: exit %d, stderr %q; want exit 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.html")); err == nil {
+		t.Error("report wrote its page though --png was refused")
+	}
+}

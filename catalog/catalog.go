@@ -435,7 +435,7 @@ func Open(dir string) (*Catalog, error) {
 			c.Warning = fmt.Errorf("the results index %s could not be written (the runs are listed from the records): %w", filepath.Join(dir, File), c.Warning)
 		}
 	}
-	c.Entries, c.Damaged = entries, damaged
+	c.Entries, c.Damaged = unique(dir, entries, damaged)
 	for _, l := range read {
 		if l.err == nil {
 			c.Read++
@@ -542,6 +542,48 @@ func match(dir string, files map[string]fs.FileInfo, indexed map[string]*Entry, 
 	slices.SortFunc(entries, func(a, b *Entry) int { return strings.Compare(a.ID, b.ID) })
 	slices.SortFunc(damaged, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return entries, damaged, added
+}
+
+// CopyError is a record file holding a run another file of the folder
+// holds too (a record copied under another name): the run counts once.
+type CopyError struct {
+	Path, Kept, ID string
+}
+
+func (e *CopyError) Error() string {
+	return fmt.Sprintf("%s holds run %s, which %s holds too: the run counts once", e.Path, e.ID, e.Kept)
+}
+
+// unique keeps one entry a run id: the file named by the id (where
+// Store.Save puts it), else the first by name; each other file of that id
+// joins damaged as a CopyError. The index keeps every file's entry: it
+// describes files, this describes runs.
+func unique(dir string, entries []*Entry, damaged []error) ([]*Entry, []error) {
+	out := entries[:0:0]
+	for i := 0; i < len(entries); {
+		j := i + 1
+		for j < len(entries) && entries[j].ID == entries[i].ID {
+			j++
+		}
+		keep := i
+		for k := i; k < j; k++ {
+			if entries[k].File == entries[k].ID+".json" {
+				keep = k
+				break
+			}
+			if entries[k].File < entries[keep].File {
+				keep = k
+			}
+		}
+		out = append(out, entries[keep])
+		for k := i; k < j; k++ {
+			if k != keep {
+				damaged = append(damaged, &CopyError{Path: filepath.Join(dir, entries[k].File), Kept: filepath.Join(dir, entries[keep].File), ID: entries[k].ID})
+			}
+		}
+		i = j
+	}
+	return out, damaged
 }
 
 // Resolve finds the runs each argument names, as record.Store.ResolveAll

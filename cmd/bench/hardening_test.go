@@ -379,3 +379,37 @@ func TestPathErrorsAreUsage(t *testing.T) {
 		t.Error("report wrote its page though --png was refused")
 	}
 }
+
+// TestCopiedRecordCountsOnce: a record copied under another file name was
+// listed and compared twice (its id repeated). The run counts once, from
+// the file its id names, and a warning names both files.
+func TestCopiedRecordCountsOnce(t *testing.T) {
+	dir := t.TempDir()
+	rec := recordtest.Sample()
+	path, err := (record.Store{Dir: dir}).Save(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "a-copy.json")
+	if err := os.WriteFile(cp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	warning := "warning: " + cp + " holds run " + rec.ID + ", which " + path + " holds too: the run counts once; it is left out"
+	for _, c := range []struct {
+		args []string
+		once string
+	}{
+		{[]string{"list", "--format", "csv"}, rec.ID},
+		{[]string{"show", rec.Label, "--format", "json"}, `"id": "` + rec.ID + `"`},
+		{[]string{"history", rec.Label}, "1 runs, 1 labels"},
+	} {
+		r := bench(t, append(c.args, "--results", dir)...)
+		if r.code != 0 || !strings.Contains(r.stderr, warning) || strings.Count(r.stdout, c.once) != 1 {
+			t.Errorf("bench %v: exit %d, %q %d times in stdout %q, stderr %q", c.args, r.code, c.once, strings.Count(r.stdout, c.once), r.stdout, r.stderr)
+		}
+	}
+}

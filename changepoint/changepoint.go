@@ -19,14 +19,14 @@ import (
 type Options struct {
 	// Window is how many points one E-divisive pass looks at (window_len,
 	// 50); the windows step by half of it.
-	Window int
+	Window int `json:"window"`
 	// MaxP is the p-value a change point must be below (max_pvalue,
 	// 0.001). The windows' pass keeps weak candidates at a looser level
 	// (ten times it below 0.05), which the merge then holds to MaxP.
-	MaxP float64
+	MaxP float64 `json:"max_p"`
 	// MinMagnitude is the relative change a change point must exceed
 	// (min_magnitude, 0: any).
-	MinMagnitude float64
+	MinMagnitude float64 `json:"min_magnitude"`
 }
 
 // Defaults are Otava's defaults.
@@ -47,13 +47,15 @@ func (o Options) Check() error {
 
 // Change is a change point: Index is the first point of the new level.
 type Change struct {
-	Index int
+	Index int `json:"index"`
 	// The levels on each side, between the change points around it, with
 	// their standard deviations (of the population, as Otava's), and the
 	// t-test's p-value.
-	MeanBefore, MeanAfter float64
-	StdBefore, StdAfter   float64
-	P                     float64
+	MeanBefore float64 `json:"mean_before"`
+	MeanAfter  float64 `json:"mean_after"`
+	StdBefore  float64 `json:"std_before"`
+	StdAfter   float64 `json:"std_after"`
+	P          float64 `json:"p"`
 }
 
 // Relative is the change from the level before to the level after, as a
@@ -248,6 +250,14 @@ func test(series []float64, sp span) Change {
 	se := math.Sqrt(pooled * (1/n1 + 1/n2))
 	t := (c.MeanBefore - c.MeanAfter) / se
 	switch {
+	case dust(c.MeanBefore, c.MeanAfter):
+		// Levels that differ in their last bits differ by rounding, not
+		// by a change: a flat series found "+0.0%" changes at a loose p.
+		c.P = math.NaN()
+	case pooled == 0 && (n1 < 2 || n2 < 2):
+		// One point a side and no spread on the other: nothing says how
+		// far a single point strays, and p = 0 claimed certainty.
+		c.P = math.NaN()
 	case math.IsNaN(t):
 		c.P = math.NaN() // no spread and no difference: no evidence either way
 	case math.IsInf(t, 0):
@@ -258,7 +268,16 @@ func test(series []float64, sp span) Change {
 	return c
 }
 
+// dust says whether two levels are equal but for rounding: a relative
+// difference below 1e-12, some ten thousand times a float64's precision.
+func dust(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-12*max(math.Abs(a), math.Abs(b))
+}
+
 func meanStd(v []float64) (mean, std float64) {
+	if len(v) > 0 && !slices.ContainsFunc(v, func(x float64) bool { return x != v[0] }) {
+		return v[0], 0 // exact: a sum divided back can miss it by a bit
+	}
 	for _, x := range v {
 		mean += x
 	}

@@ -203,3 +203,27 @@ func TestCandidate(t *testing.T) {
 		}
 	}
 }
+
+// TestNoChangeInDust: a flat series, and one whose levels differ in their
+// last bit only (medians summed in another order), had "+0.0%" change
+// points at a loose p; a single point after a spread-less level had p = 0.
+// None is a change point now; two flat levels of several points still are.
+func TestNoChangeInDust(t *testing.T) {
+	ulp := math.Nextafter(0.3, 1)
+	loose := Options{Window: 50, MaxP: 0.99}
+	for name, s := range map[string][]float64{
+		"flat 0.1":          slices.Repeat([]float64{0.1}, 30),
+		"flat 1/3":          slices.Repeat([]float64{1.0 / 3}, 17),
+		"a last bit apart":  append(slices.Repeat([]float64{0.3}, 10), slices.Repeat([]float64{ulp}, 10)...),
+		"one point after 0": append(slices.Repeat([]float64{0}, 12), 50),
+		"one point before":  append([]float64{7}, slices.Repeat([]float64{2}, 12)...),
+	} {
+		if got, err := Find(s, loose); err != nil || len(got) != 0 {
+			t.Errorf("%s: %+v %v, want no change point", name, got, err)
+		}
+	}
+	two := append(slices.Repeat([]float64{0}, 6), slices.Repeat([]float64{50}, 6)...)
+	if got, _ := Find(two, Defaults); len(got) != 1 || got[0].Index != 6 || got[0].P != 0 {
+		t.Errorf("two flat levels: %+v, want one change at 6 with p = 0", got)
+	}
+}

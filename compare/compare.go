@@ -182,10 +182,10 @@ type Side struct {
 
 // Key identifies a compared row: metric, phase group and operation.
 type Key struct {
-	Metric string
-	Phase  string // "main", "ingest", "query round 1", ...
-	Round  int
-	Op     string
+	Metric string `json:"metric"`
+	Phase  string `json:"phase"` // "main", "ingest", "query round 1", ...
+	Round  int    `json:"round"`
+	Op     string `json:"operation"`
 }
 
 // Cell is one side's value of a row: the per-run values and their median.

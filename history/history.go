@@ -40,10 +40,11 @@ type Change struct {
 	changepoint.Change
 	// After is the first label of the new level, the suspect; Before the
 	// last of the old one.
-	Before, After string
+	Before string `json:"before"`
+	After  string `json:"after"`
 	// Verdict is "worse" or "better" by the metric's direction, or
 	// "changed" for a metric with none.
-	Verdict string
+	Verdict string `json:"verdict"`
 }
 
 // Series is one metric of one operation in one phase group over the labels.
@@ -145,7 +146,7 @@ func BuildFor(runs []Run, metrics []string, want Want, o changepoint.Options) (*
 		}
 		runs = kept
 	}
-	h := &History{Runs: len(runs), Options: o, metrics: map[string]compare.Metric{}, units: map[compare.Key]string{}}
+	h := &History{Labels: []string{}, Series: []Series{}, Runs: len(runs), Options: o, metrics: map[string]compare.Metric{}, units: map[compare.Key]string{}}
 	for _, name := range metrics {
 		m, ok := compare.MetricNamed(name)
 		if !ok {
@@ -275,7 +276,7 @@ func (h *History) series(k compare.Key, points []Point, o changepoint.Options) (
 	if !ok { // a server figure: no direction
 		m = compare.Metric{Name: k.Metric, Unit: h.units[k]}
 	}
-	s := Series{Key: k, Unit: m.Unit, Points: points}
+	s := Series{Key: k, Unit: m.Unit, Points: points, Changes: []Change{}} // [] in JSON, not null
 	vals := make([]float64, len(s.Points))
 	for i, p := range s.Points {
 		vals[i] = p.Value

@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tsbench/tsbench/htmlreport"
+	"github.com/tsbench/tsbench/internal/recordtest"
+	"github.com/tsbench/tsbench/record"
 )
 
 // TestHistoryFindsTheWeek: 24 weeks of the Null delay target, one
@@ -52,11 +55,15 @@ func TestHistoryFindsTheWeek(t *testing.T) {
 	var h struct {
 		Labels []string
 		Series []struct {
-			Key     struct{ Metric, Phase, Op string }
+			Key struct {
+				Metric, Phase string
+				Op            string `json:"operation"`
+			}
 			Points  []struct{ Label string }
 			Changes []struct {
 				Before, After, Verdict string
-				MeanBefore, MeanAfter  float64
+				MeanBefore             float64 `json:"mean_before"`
+				MeanAfter              float64 `json:"mean_after"`
 			}
 		}
 	}
@@ -127,5 +134,42 @@ func TestHistoryFindsTheWeek(t *testing.T) {
 		if r := bench(t, bad...); r.code != 2 || r.stderr == "" {
 			t.Errorf("%v: exit %d, want 2 with a reason: %q", bad, r.code, r.stderr)
 		}
+	}
+}
+
+// TestHistoryFlatAndItsJSON: on a flat history a loose --max-p found
+// "+0.0%" change points; the JSON mixed "labels" with "Metric" and
+// "MeanBefore", and wrote "changes": null.
+func TestHistoryFlatAndItsJSON(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 6 {
+		rec := recordtest.Sample()
+		rec.ID = fmt.Sprintf("20261130T0900%02dZ-abc%03d", i, i)
+		rec.Label = fmt.Sprintf("week-%d", i)
+		rec.StartedAt = rec.StartedAt.Add(time.Duration(i) * time.Hour)
+		if _, err := (record.Store{Dir: dir}).Save(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := bench(t, "history", "week-*", "--results", dir, "--max-p", "0.99")
+	if r.code != 0 || !strings.Contains(r.stdout, "6 runs, 6 labels") || strings.Contains(r.stdout, "Change points\n") {
+		t.Errorf("a flat history: exit %d, %s%s", r.code, r.stdout, r.stderr)
+	}
+	r = bench(t, "history", "week-*", "--results", dir, "--format", "json")
+	var h map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &h); r.code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s", r.code, err, r.stderr)
+	}
+	series := h["series"].([]any)
+	if len(series) == 0 {
+		t.Fatal("no series")
+	}
+	s := series[0].(map[string]any)
+	key := s["key"].(map[string]any)
+	if _, ok := key["operation"]; !ok || key["metric"] == nil || s["changes"] == nil || h["options"].(map[string]any)["max_p"] == nil {
+		t.Errorf("JSON keys: want key.metric, key.operation, changes [] and options.max_p, got %s", r.stdout[:min(len(r.stdout), 600)])
+	}
+	if !strings.Contains(r.stdout, `"changes": []`) {
+		t.Error(`no "changes": [] in the JSON`)
 	}
 }

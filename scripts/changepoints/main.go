@@ -143,13 +143,17 @@ func find() error {
 type historyJSON struct {
 	Series []struct {
 		Key struct {
-			Metric, Phase, Op string
+			Metric string `json:"metric"`
+			Phase  string `json:"phase"`
+			Op     string `json:"operation"`
 		} `json:"key"`
 		Points []struct {
 			Label string  `json:"label"`
 			Value float64 `json:"value"`
 		} `json:"points"`
-		Changes []struct{ Index int } `json:"changes"`
+		Changes []struct {
+			Index int `json:"index"`
+		} `json:"changes"`
 	} `json:"series"`
 }
 

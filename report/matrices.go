@@ -276,8 +276,11 @@ func RunTables(rec *record.Record) []Table {
 // WriteRun prints a run: a summary header (text and markdown), then its
 // tables; json prints the whole record.
 func WriteRun(w io.Writer, format Format, rec *record.Record) error {
-	if format == JSON {
+	switch format {
+	case JSON:
 		return WriteJSON(w, rec)
+	case CSV:
+		return WriteTables(w, CSV, RunsTables([]*record.Record{rec}))
 	}
 	if !format.MachineReadable() {
 		fmt.Fprintf(w, "Run %s", rec.ID)
@@ -315,6 +318,30 @@ func WriteRun(w io.Writer, format Format, rec *record.Record) error {
 		fmt.Fprintln(w)
 	}
 	return WriteTables(w, format, RunTables(rec))
+}
+
+// RunsTables are the tables of runs, each with a first column "run", the
+// run's id: what one CSV of several runs holds.
+func RunsTables(recs []*record.Record) []Table {
+	var out []Table
+	for _, rec := range recs {
+		for _, t := range RunTables(rec) {
+			out = append(out, WithColumn(t, "run", rec.ID))
+		}
+	}
+	return out
+}
+
+// WithColumn is t with a first column name holding value in every row.
+func WithColumn(t Table, name, value string) Table {
+	t.Header = append([]string{name}, t.Header...)
+	rows := make([][]string, len(t.Rows))
+	for i, r := range t.Rows {
+		rows[i] = append([]string{value}, r...)
+	}
+	t.Rows = rows
+	t.LeftColumns = max(t.LeftColumns, 1) + 1
+	return t
 }
 
 func nonEmpty(s, alt string) string {

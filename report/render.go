@@ -41,18 +41,7 @@ func WriteTables(w io.Writer, format Format, tables []Table) error {
 	switch format {
 	case CSV:
 		cw := csv.NewWriter(w)
-		for i, t := range tables {
-			if i > 0 {
-				cw.Write(nil)
-			}
-			for _, l := range t.Lead {
-				cw.Write([]string{l})
-			}
-			cw.Write([]string{t.Title})
-			cw.Write(t.Header)
-			cw.WriteAll(t.Rows)
-		}
-		cw.Flush()
+		cw.WriteAll(OneTable(tables))
 		return cw.Error()
 	case Markdown:
 		for i, t := range tables {
@@ -101,6 +90,61 @@ func WriteTables(w io.Writer, format Format, tables []Table) error {
 		}
 		return nil
 	}
+}
+
+// OneTable is tables as one table with one header, as a CSV reader wants
+// it: a "table" column holding each row's table title, then the columns of
+// every table, each name once (a name two tables share is one column), in
+// the order they first appear; a table's row leaves the others' columns
+// empty. The prose around the tables is not in it: Prose is.
+func OneTable(tables []Table) [][]string {
+	header := []string{"table"}
+	at := map[string]int{}
+	// A name a table has twice is two columns: its k-th is "name#k".
+	places := make([][]int, len(tables))
+	for i, t := range tables {
+		seen := map[string]int{}
+		for _, h := range t.Header {
+			key := h
+			if n := seen[h]; n > 0 {
+				key = fmt.Sprintf("%s#%d", h, n+1)
+			}
+			seen[h]++
+			j, ok := at[key]
+			if !ok {
+				j = len(header)
+				at[key] = j
+				header = append(header, key)
+			}
+			places[i] = append(places[i], j)
+		}
+	}
+	out := [][]string{header}
+	for i, t := range tables {
+		for _, r := range t.Rows {
+			row := make([]string, len(header))
+			row[0] = t.Title
+			for k, c := range r {
+				if k < len(places[i]) {
+					row[places[i][k]] = c
+				}
+			}
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// Prose is what the tables say besides their cells, in order: each one's
+// lead lines (a comparison's verdict first) and notes. A CSV leaves it out
+// for the command to write to stderr.
+func Prose(tables []Table) []string {
+	var out []string
+	for _, t := range tables {
+		out = append(out, t.Lead...)
+		out = append(out, t.Notes...)
+	}
+	return out
 }
 
 // textColumns are the headers of columns of words, not numbers, which read

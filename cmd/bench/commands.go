@@ -43,6 +43,15 @@ file. With --format json one run is its record, several are an array of them.`,
 				}
 				return nil
 			}
+			if f == report.CSV {
+				// One table: a row of every run's tables, each with its run.
+				tables := report.RunsTables(runs)
+				if err := report.WriteTables(stdout, f, tables); err != nil {
+					return failedError(err)
+				}
+				writeProse(stderr, f, tables)
+				return nil
+			}
 			for i, rec := range runs {
 				if i > 0 {
 					fmt.Fprintln(stdout)
@@ -162,6 +171,17 @@ func resolveRuns(stderr io.Writer, results string, refs []string, warn bool) ([]
 		}
 	}
 	return founds, damaged, nil
+}
+
+// writeProse writes to stderr, for a CSV, what its one table leaves out:
+// the lines around the tables (a comparison's verdict first).
+func writeProse(stderr io.Writer, f report.Format, tables []report.Table) {
+	if f != report.CSV {
+		return
+	}
+	for _, l := range report.Prose(tables) {
+		fmt.Fprintln(stderr, l)
+	}
 }
 
 // runsOf lists the runs of every argument, in order.

@@ -120,6 +120,7 @@ judges untestable rows by their ratio instead).`,
 			if err := writeHTML(stdout, stderr, output, buf.Bytes()); err != nil {
 				return err
 			}
+			writeProse(stderr, f, lay.Tables(cmp))
 			if err := writePNGs(stderr, pngDir, charts.ForComparison(cmp).Charts); err != nil {
 				return err
 			}

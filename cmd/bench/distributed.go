@@ -104,6 +104,7 @@ tsbench builds or databases, the same instance twice, and missing instances
 			if err := report.WriteRun(stdout, f, m); err != nil {
 				return failedError(err)
 			}
+			writeProse(stderr, f, report.RunTables(m))
 			fmt.Fprintf(stderr, "merged %d instances into run %s (label %s): %s\n", len(m.Instance.Merged), m.ID, m.Label, path)
 			if m.Status != record.StatusComplete {
 				return failedError(fmt.Errorf("the merged run is %s: %s", m.Status, m.Error))

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -410,6 +412,47 @@ func TestCopiedRecordCountsOnce(t *testing.T) {
 		r := bench(t, append(c.args, "--results", dir)...)
 		if r.code != 0 || !strings.Contains(r.stderr, warning) || strings.Count(r.stdout, c.once) != 1 {
 			t.Errorf("bench %v: exit %d, %q %d times in stdout %q, stderr %q", c.args, r.code, c.once, strings.Count(r.stdout, c.once), r.stdout, r.stderr)
+		}
+	}
+}
+
+// TestCSVIsOneTable: compare, show, history and list --format csv wrote
+// prose lines and several tables with their own headers. Each is now one
+// table, one header, every row as long as it (encoding/csv refuses
+// otherwise), and the prose is on stderr.
+func TestCSVIsOneTable(t *testing.T) {
+	dir := t.TempDir()
+	for i, label := range []string{"base", "base", "base", "pr", "pr", "pr"} {
+		rec := recordtest.Sample()
+		rec.ID = fmt.Sprintf("20261130T0900%02dZ-abc%03d", i, i)
+		rec.Label = label
+		if _, err := (record.Store{Dir: dir}).Save(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"compare", "base", "pr", "--fail-above", "10"},
+		{"compare", "base", "pr", "--layout", "pr"},
+		{"show", "base"},
+		{"history", "base", "pr"},
+		{"list"},
+	} {
+		r := bench(t, append(args, "--results", dir, "--format", "csv")...)
+		rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+		if err != nil || len(rows) < 2 || rows[0][0] != "table" {
+			t.Errorf("bench %v: exit %d, %v:\n%s", args, r.code, err, r.stdout)
+			continue
+		}
+		for _, row := range rows[1:] {
+			if row[0] == "table" {
+				t.Errorf("bench %v: a second header: %q", args, row)
+			}
+		}
+		if args[0] == "compare" && (!strings.HasPrefix(r.stderr, "Gate ") && !strings.HasPrefix(r.stderr, "No gate")) {
+			t.Errorf("bench %v: the verdict is not stderr's first line: %q", args, r.stderr)
+		}
+		if args[0] == "show" && !slices.Contains(rows[0], "run") {
+			t.Errorf("bench show: no run column: %q", rows[0])
 		}
 	}
 }

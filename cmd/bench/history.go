@@ -146,6 +146,7 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 			if err := writeHTML(stdout, stderr, output, buf.Bytes()); err != nil {
 				return err
 			}
+			writeProse(stderr, f, report.HistoryTables(h, title))
 			if newest == 0 {
 				return nil
 			}

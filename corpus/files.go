@@ -60,6 +60,9 @@ func (t *Track) Prepare(ctx context.Context, say func(string)) error {
 		if f.Bytes > 0 && st.Size() != f.Bytes {
 			return fmt.Errorf("%s holds %d bytes; the track says %d (uncompressed-bytes): a partial or other file", f.Path, st.Size(), f.Bytes)
 		}
+		if err := firstDocument(f.Path, true); err != nil {
+			return err
+		}
 		f.End, f.Ingest = st.Size(), f.Documents
 		if f.Documents > 0 && t.Bulk.Percentage == 100 {
 			continue

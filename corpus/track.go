@@ -9,10 +9,12 @@
 package corpus
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,17 +99,64 @@ func FromDocuments(path, index, bodyFile string) (*Track, error) {
 		return nil, fmt.Errorf("cannot read the documents file: %w", err)
 	}
 	t := &Track{Name: strings.TrimSuffix(filepath.Base(path), compressedExt(path)), Dir: filepath.Dir(path), Bulk: Bulk{Percentage: 100}}
+	if compressedExt(path) == "" {
+		// A compressed file is checked once Prepare has decompressed it.
+		if err := firstDocument(path, false); err != nil {
+			return nil, err
+		}
+	}
 	ix := Index{Name: index}
 	if bodyFile != "" {
 		body, err := readJSON(bodyFile)
 		if err != nil {
-			return nil, err
+			return nil, &BodyError{Err: err}
+		}
+		if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
+			return nil, &BodyError{Err: fmt.Errorf("%s is not a JSON object", bodyFile)}
 		}
 		ix.Body = body
 	}
 	t.Indices = []Index{ix}
 	t.Files = []*File{{Source: path, Corpus: t.Name, Index: index}}
 	return t, nil
+}
+
+// BodyError is an index body (TRACK_INDEX_BODY) that cannot be used: a
+// fault of that file, not of the documents'.
+type BodyError struct{ Err error }
+
+func (e *BodyError) Error() string { return e.Err.Error() }
+func (e *BodyError) Unwrap() error { return e.Err }
+
+// firstDocument refuses a documents file whose first document is not a
+// JSON object: a file of something else, which a run would send as one
+// "document" after another for the server to refuse. A file with no
+// document is refused unless empty is allowed (one of a track's files).
+func firstDocument(path string, empty bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("cannot read the documents: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if doc := bytes.TrimSpace(line); len(doc) > 0 {
+			if doc[0] != '{' || !json.Valid(doc) {
+				return fmt.Errorf("%s: line %d is not a JSON object (a documents file holds one a line, as Rally's do)", path, n)
+			}
+			return nil
+		}
+		if err == io.EOF {
+			if empty {
+				return nil
+			}
+			return fmt.Errorf("%s holds no documents", path)
+		}
+		if err != nil {
+			return fmt.Errorf("cannot read the documents: %w", err)
+		}
+	}
 }
 
 // rawTrack is track.json as far as tsbench reads it.

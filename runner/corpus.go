@@ -62,6 +62,10 @@ func loadTrack(c *config.Config) (*corpus.Track, []string, error) {
 		}
 		t, err = corpus.FromDocuments(c.TrackPath, strings.ToLower(c.DBName), c.TrackIndexBody)
 	}
+	var body *corpus.BodyError
+	if errors.As(err, &body) {
+		return nil, nil, &config.Error{Key: "TRACK_INDEX_BODY", Value: c.TrackIndexBody, Msg: body.Error(), Valid: "a JSON file of the index's body: settings and mappings, as PUT /index takes it"}
+	}
 	if err != nil {
 		return nil, nil, refuse(err.Error(), "a Rally track (its folder or track.json) or a file of documents, a JSON document a line")
 	}

@@ -236,6 +236,26 @@ func prepare(path string, sets []string) (*config.Loaded, *adapters.Driver, *run
 	return l, drv, plan, nil
 }
 
+// checkRun refuses what a run's configuration names outside the plan
+// that cannot work: checked by a run, its dry run and bench routine before
+// anything is built or started, so that each refuses the same. It returns
+// RESULTS_STORE's destination, or nil.
+func checkRun(c *config.Config) (*export.Dest, error) {
+	// The record is written last: a folder it cannot go into is refused
+	// before the run, not found out after it.
+	if err := checkPath(c.ResultsDir, true); err != nil {
+		return nil, usageError(&config.Error{Key: "RESULTS_DIR", Value: c.ResultsDir, Msg: err.Error(), Valid: "a folder, or a path where one can be made"})
+	}
+	if c.ResultsStore == "" {
+		return nil, nil
+	}
+	d, err := export.ParseDest(c.ResultsStore)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("RESULTS_STORE: %w", err))
+	}
+	return &d, nil
+}
+
 // claim takes the database for this process (Driver.Claim): a second run
 // on the same target is refused at its start, exit 2, naming the holder.
 // Its note (a stale marker taken over, a server that keeps none) goes to
@@ -319,18 +339,9 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	c := l.Config
-	// The record is written last: a folder it cannot go into is refused
-	// before the run, not found out after it.
-	if err := checkPath(c.ResultsDir, true); err != nil {
-		return usageError(&config.Error{Key: "RESULTS_DIR", Value: c.ResultsDir, Msg: err.Error(), Valid: "a folder, or a path where one can be made"})
-	}
-	var store *export.Dest
-	if c.ResultsStore != "" {
-		d, err := export.ParseDest(c.ResultsStore)
-		if err != nil {
-			return usageError(fmt.Errorf("RESULTS_STORE: %w", err))
-		}
-		store = &d
+	store, err := checkRun(c)
+	if err != nil {
+		return err
 	}
 	startAt, err := parseStartAt(rf.startAt, time.Now())
 	if err != nil {
@@ -408,6 +419,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		if err := report.WriteRun(stdout, format, rec); err != nil {
 			return failedError(fmt.Errorf("print results: %w", err))
 		}
+		writeProse(stderr, format, report.RunTables(rec))
 	}
 	if saveErr != nil {
 		return failedError(saveErr)

@@ -456,3 +456,52 @@ func TestCSVIsOneTable(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackRefusalsNameTheirKey: a missing TRACK_INDEX_BODY was reported
+// under TRACK_PATH with TRACK_PATH's valid values; a TRACK_PATH file that
+// is not JSON was sent as one document; bench routine --dry-run accepted
+// what its runs refuse. Each refusal now names its own key, the same in a
+// run and its dry run, and the routine refuses up front.
+func TestTrackRefusalsNameTheirKey(t *testing.T) {
+	dir := t.TempDir()
+	docs, notJSON, array := filepath.Join(dir, "docs.json"), filepath.Join(dir, "hello.json"), filepath.Join(dir, "array.json")
+	for path, text := range map[string]string{docs: `{"a": 1}` + "\n", notJSON: "hello\n", array: "[1]\n"} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es := []string{"-c", "config.properties", "--set", "DB_SWITCH=Elasticsearch", "--set", "HOST=127.0.0.1", "--set", "PORT=1", "--set", "QUERY_ROUNDS=0",
+		"--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0", "--set", "RESULTS_DIR=" + dir}
+	missing := filepath.Join(dir, "missing.json")
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"TRACK_PATH=" + docs, "TRACK_INDEX_BODY=" + missing}, "bench: TRACK_INDEX_BODY=" + missing + ": cannot read " + missing},
+		{[]string{"TRACK_PATH=" + docs, "TRACK_INDEX_BODY=" + array}, "bench: TRACK_INDEX_BODY=" + array + ": " + array + " is not a JSON object (valid: a JSON file of the index's body"},
+		{[]string{"TRACK_PATH=" + notJSON}, "bench: TRACK_PATH=" + notJSON + ": " + notJSON + ": line 1 is not a JSON object"},
+	} {
+		args := slices.Clone(es)
+		for _, s := range c.sets {
+			args = append(args, "--set", s)
+		}
+		for _, dry := range []bool{true, false} {
+			a := args
+			if dry {
+				a = append(slices.Clone(args), "--dry-run")
+			}
+			if r := benchWithin(t, time.Minute, a...); r.code != 2 || !strings.Contains(r.stderr, c.want) {
+				t.Errorf("%v (dry run %v): exit %d, stderr %q, want exit 2 and %q", c.sets, dry, r.code, r.stderr, c.want)
+			}
+		}
+	}
+	routine := []string{"routine", "-c", "config.properties", "--baseline", "a=embedded", "--contender", "b=embedded", "--aa", "--dry-run", "--out", filepath.Join(dir, "routine")}
+	for _, c := range []struct{ set, want string }{
+		{"RESULTS_STORE=iotdb://127.0.0.1:0", "bench: RESULTS_STORE: iotdb://127.0.0.1:0: the port 0 is not a port"},
+		{"LOOP=100000000", "bench: the run needs about"},
+	} {
+		if r := benchWithin(t, time.Minute, append(slices.Clone(routine), "--set", c.set)...); r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("routine --dry-run --set %s: exit %d, stderr %q, want exit 2 and %q", c.set, r.code, r.stderr, c.want)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/routine"
+	"github.com/tsbench/tsbench/runner"
 )
 
 type routineFlags struct {
@@ -176,9 +177,16 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 	var port int
 	commands := map[string]map[string]string{}
 	for _, s := range sides {
-		l, drv, _, err := prepare(f.config, append(slices.Clone(base), perSide[s.Name]...))
+		l, drv, plan, err := prepare(f.config, append(slices.Clone(base), perSide[s.Name]...))
 		if err != nil {
 			return err
+		}
+		// What each run would refuse at its start, refused here (and by --dry-run).
+		if _, err := checkRun(l.Config); err != nil {
+			return err
+		}
+		if _, tooBig := runner.SizeCheck(drv, plan); tooBig != nil {
+			return usageError(tooBig)
 		}
 		if err := s.Fits(drv.Name, drv.Servers, drv.Embedded()); err != nil {
 			return usageError(err)

@@ -35,6 +35,13 @@ func (p *Plan) openData() error {
 	if err != nil {
 		return &config.Error{Key: "FILE_PATH", Value: c.FilePath, Msg: err.Error()}
 	}
+	if id != "" {
+		// Other data than this workload's: the files must hold what the
+		// run announces, or it sends part of it and fails at VERIFY.
+		if err := p.enoughRows(set); err != nil {
+			return err
+		}
+	}
 	p.Data, p.DataSet = set, id
 	p.dataErr = &dataErr{}
 	how := "bench generate's files of this workload: the points it generates"
@@ -43,6 +50,27 @@ func (p *Plan) openData() error {
 	}
 	p.dataNote = fmt.Sprintf("the writes send the data set FILE_PATH=%s, %s", c.FilePath, how)
 	p.Notes = append(p.Notes, p.dataNote)
+	return nil
+}
+
+// enoughRows refuses a data set whose device files hold fewer rows than
+// the run writes a device (LOOP's writes × BATCH_SIZE_PER_WRITE).
+func (p *Plan) enoughRows(set *dataset.Set) error {
+	c := p.Config
+	for d, dev := range p.Schema.Devices {
+		if !dev.Written {
+			continue
+		}
+		n, err := set.Rows(d)
+		if err != nil {
+			return &config.Error{Key: "FILE_PATH", Value: c.FilePath, Msg: fmt.Sprintf("device %s: %v", dev.Name, err)}
+		}
+		if n < p.RowsPerDevice {
+			return &config.Error{Key: "FILE_PATH", Value: c.FilePath,
+				Msg:   fmt.Sprintf("holds %d rows of device %s, and the run writes %d a device (%d writes of BATCH_SIZE_PER_WRITE=%d)", n, dev.Name, p.RowsPerDevice, p.Counts[Write], c.BatchSize),
+				Valid: fmt.Sprintf("a LOOP whose writes fit the files' %d rows a device, or a data set written by bench generate with this configuration", n)}
+		}
+	}
 	return nil
 }
 

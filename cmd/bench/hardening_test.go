@@ -505,3 +505,32 @@ func TestTrackRefusalsNameTheirKey(t *testing.T) {
 		}
 	}
 }
+
+// TestShortDataSetRefused: FILE_PATH holding fewer rows than LOOP writes
+// sent what the files held, half of what the run announced, and failed
+// at VERIFY. The run and its dry run now refuse it at the start, exit 2,
+// naming FILE_PATH and the counts, and save nothing; a LOOP the files
+// hold runs and verifies.
+func TestShortDataSetRefused(t *testing.T) {
+	dir := t.TempDir()
+	data, results := filepath.Join(dir, "data"), filepath.Join(dir, "results")
+	small := []string{"--set", "DEVICE_NUMBER=4", "--set", "DATA_CLIENT_NUMBER=2", "--set", "SENSOR_NUMBER=5", "--set", "QUERY_ROUNDS=0",
+		"--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0", "--set", "INIT_WAIT_TIME=0"}
+	if r := bench(t, append([]string{"generate", "-c", "config.properties", "--out", data, "--set", "LOOP=10"}, small...)...); r.code != 0 {
+		t.Fatalf("generate: exit %d, %s", r.code, r.stderr)
+	}
+	run := append([]string{"-c", "config.properties", "--set", "FILE_PATH=" + data, "--set", "VERIFY=true", "--set", "RESULTS_DIR=" + results}, small...)
+	want := "bench: FILE_PATH=" + data + ": holds 1000 rows of device d_0, and the run writes 2000 a device (40 writes of BATCH_SIZE_PER_WRITE=50)"
+	for _, extra := range [][]string{{"--dry-run"}, nil} {
+		r := bench(t, append(slices.Clone(run), append(extra, "--set", "LOOP=40", "--set", "BATCH_SIZE_PER_WRITE=50")...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("LOOP=40 %v: exit %d, stderr %q, want exit 2 and %q", extra, r.code, r.stderr, want)
+		}
+	}
+	if _, err := os.Stat(results); !os.IsNotExist(err) {
+		t.Error("a refused run left a results folder")
+	}
+	if r := bench(t, append(slices.Clone(run), "--set", "LOOP=20", "--set", "BATCH_SIZE_PER_WRITE=50")...); r.code != 0 || !strings.Contains(r.stdout, "Verify: every device holds exactly the points the workload writes.") {
+		t.Errorf("LOOP=20, the files' rows exactly: exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -32,6 +32,17 @@ func (p *Plan) checkAnswerKeys() error {
 	return nil
 }
 
+// checkMeasured refuses a run with nothing to measure: LOOP=0 writes
+// nothing and runs no mixed phase, and without query rounds the run was a
+// "complete" record of empty tables.
+func (p *Plan) checkMeasured() error {
+	c := p.Config
+	if c.Loop > 0 || c.Rounds() {
+		return nil
+	}
+	return &config.Error{Key: "LOOP", Value: "0", Msg: "with QUERY_ROUNDS=0 measures nothing: the run writes nothing and has no query rounds", Valid: "LOOP ≥ 1, or QUERY_ROUNDS ≥ 1 to query data an earlier run wrote"}
+}
+
 // checkWarmup refuses a warm-up that applies to nothing or leaves nothing
 // to measure.
 func (p *Plan) checkWarmup() error {

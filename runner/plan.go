@@ -148,6 +148,9 @@ func NewPlan(c *config.Config) (*Plan, error) {
 			p.Variants = append(p.Variants, PlannedVariant{Variant: v, Queries: qg})
 		}
 	}
+	if err := p.checkMeasured(); err != nil {
+		return nil, err
+	}
 	if err := p.checkAnswerKeys(); err != nil {
 		return nil, err
 	}

@@ -76,8 +76,14 @@ func TestHonestOutcomes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "none.db")); err == nil {
 		t.Fatal("bench verify created the database it was asked to check")
 	}
-	// LOOP=0 writes nothing, so it deletes nothing: the narrow tables stay.
-	r := bench(t, append([]string{"-c", "config.properties", "--set", "SQLITE_PATH=" + db, "--set", "LOOP=0", "--set", "VERIFY=false", "--set", "QUERY_ROUNDS=0"}, small[:2]...)...)
+	// LOOP=0 writes nothing and measures nothing without query rounds: refused.
+	if r := bench(t, append([]string{"-c", "config.properties", "--set", "SQLITE_PATH=" + db, "--set", "LOOP=0", "--set", "VERIFY=false", "--set", "QUERY_ROUNDS=0"}, small[:2]...)...); r.code != 2 ||
+		!strings.Contains(r.stderr, "bench: LOOP=0: with QUERY_ROUNDS=0 measures nothing: the run writes nothing and has no query rounds (valid: LOOP ≥ 1, or QUERY_ROUNDS ≥ 1 to query data an earlier run wrote)") {
+		t.Fatalf("LOOP=0 QUERY_ROUNDS=0: exit %d\n%s", r.code, r.stderr)
+	}
+	// A query-only run (LOOP=0, a query round) writes nothing, so it
+	// deletes nothing: the narrow tables stay.
+	r := bench(t, append([]string{"-c", "config.properties", "--set", "SQLITE_PATH=" + db, "--set", "LOOP=0", "--set", "VERIFY=false", "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=2", "--set", "DROP_CACHES_COMMAND="}, small[:2]...)...)
 	if !strings.Contains(r.stderr, "IS_DELETE_DATA=true is not done: this run writes nothing (LOOP=0") || !strings.Contains(r.stdout, "skipped: IS_DELETE_DATA=false") {
 		t.Fatalf("LOOP=0: exit %d\n%s\n%.1500s", r.code, r.stderr, r.stdout)
 	}

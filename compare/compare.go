@@ -250,6 +250,10 @@ type Comparison struct {
 	TelemetryRows []Row
 	Options       Options
 	Warnings      []string
+	// Unpaired says why --paired runs could not be tested in pairs (they
+	// are tested unpaired): the method's fact for the report, the
+	// warning for the command's stderr.
+	Unpaired string
 	// Verdict is the gate's, once Decide has run (--fail-above).
 	Verdict *Verdict
 }
@@ -318,16 +322,12 @@ func New(base Side, contenders []Side, opt Options) *Comparison {
 	if opt.Paired {
 		sides, why := pairable(append([]Side{base}, contenders...))
 		if why != "" {
-			opt.Paired = false
-			unpaired = "warning: the runs cannot be tested in pairs (" + why + "): tested unpaired"
+			opt.Paired, unpaired = false, why
 		} else {
 			base, contenders = sides[0], sides[1:]
 		}
 	}
-	cmp := &Comparison{Baseline: base, Contenders: contenders, Options: opt}
-	if unpaired != "" {
-		cmp.Warnings = append(cmp.Warnings, unpaired)
-	}
+	cmp := &Comparison{Baseline: base, Contenders: contenders, Options: opt, Unpaired: unpaired}
 	type sideVals struct {
 		per []map[Key]sample
 	}

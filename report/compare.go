@@ -257,6 +257,9 @@ func notes(c *compare.Comparison) []string {
 		"Directions: throughput higher is better; latency and error rate lower is better; ok operations neutral.",
 		ciHeader(c) + ": the change's confidence interval, on log values as the row's test (paired within the routine's blocks, or Welch's), in percent; on the difference of the means, in the unit, where a run has a 0.",
 	}...)
+	if c.Unpaired != "" {
+		n = append(n, "Tested unpaired: --paired asked for pairs, and "+c.Unpaired+".")
+	}
 	for _, r := range c.Rows {
 		for _, ch := range r.Contender {
 			if ch.Untestable != "" {

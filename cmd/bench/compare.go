@@ -189,6 +189,10 @@ func buildComparison(stderr io.Writer, results string, refs []string, opt compar
 		warnings = append(warnings, "warning: "+d)
 	}
 	cmp.Warnings = append(warnings, cmp.Warnings...)
+	if cmp.Unpaired != "" {
+		// The report's notes say how the rows were tested; stderr warns.
+		warnings = append(slices.Clip(warnings), "warning: --paired: "+cmp.Unpaired+"; the runs are tested unpaired")
+	}
 	return cmp, warnings, nil
 }
 

@@ -534,3 +534,24 @@ func TestShortDataSetRefused(t *testing.T) {
 		t.Errorf("LOOP=20, the files' rows exactly: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestPairedWarningOnStderr: compare --paired of runs that cannot be paired
+// put its "warning:" line into the report's body. The warning is now
+// stderr's, and the report says in its notes how the rows were tested.
+func TestPairedWarningOnStderr(t *testing.T) {
+	dir := t.TempDir()
+	for i, label := range []string{"base", "base", "base", "pr", "pr", "pr"} {
+		rec := recordtest.Sample()
+		rec.ID = fmt.Sprintf("20261130T0900%02dZ-abc%03d", i, i)
+		rec.Label = label
+		if _, err := (record.Store{Dir: dir}).Save(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := bench(t, "compare", "base", "pr", "--paired", "--results", dir)
+	warning := "warning: --paired: run 20261130T090000Z-abc000 of base was not made by bench routine (it has no block); the runs are tested unpaired"
+	if r.code != 0 || !strings.Contains(r.stderr, warning) || strings.Contains(r.stdout, "warning: --paired") ||
+		!strings.Contains(r.stdout, "Tested unpaired: --paired asked for pairs, and run 20261130T090000Z-abc000 of base was not made by bench routine (it has no block).") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+}

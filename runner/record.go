@@ -10,24 +10,41 @@ import (
 	"github.com/tsbench/tsbench/record"
 )
 
+// workload is the values and keys of a run's workload fingerprint: the
+// configuration's, and the identity of FILE_PATH's files when they are not
+// the workload's generated points (dataSet) and of a track's documents.
+func workload(c *config.Config, dataSet, track string) (map[string]string, []string) {
+	vals := c.Values()
+	keys := slices.Clone(c.WorkloadKeys())
+	if dataSet != "" {
+		// Files that are not this workload's generated points: the run
+		// compares only with runs of the same files.
+		vals[DataSetKey] = dataSet
+		keys = append(keys, DataSetKey)
+	}
+	if track != "" {
+		vals[TrackKey] = track
+		keys = append(keys, TrackKey)
+	}
+	return vals, keys
+}
+
+// Fingerprint is the workload fingerprint the run's record will carry; ""
+// for a track not yet prepared (PrepareTrack takes its identity).
+func (p *Plan) Fingerprint() string {
+	if p.Track != nil && p.TrackID == "" {
+		return ""
+	}
+	return config.Fingerprint(workload(p.Config, p.DataSet, p.TrackID))
+}
+
 // Record turns a run's result into its record. A run that could not even
 // connect (runErr) still gets one, marked incomplete, so nothing is lost;
 // one that ran to its end fails on its operations' errors (MAX_ERROR_RATE)
 // or on VERIFY. tool is the tsbench build's version.
 func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label string, runErr error) *record.Record {
 	c := l.Config
-	vals := c.Values()
-	keys := slices.Clone(c.WorkloadKeys())
-	if res.DataSet != "" {
-		// Files that are not this workload's generated points: the run
-		// compares only with runs of the same files.
-		vals[DataSetKey] = res.DataSet
-		keys = append(keys, DataSetKey)
-	}
-	if res.Track != "" {
-		vals[TrackKey] = res.Track
-		keys = append(keys, TrackKey)
-	}
+	vals, keys := workload(c, res.DataSet, res.Track)
 	rec := &record.Record{
 		SchemaVersion: record.SchemaVersion,
 		ID:            record.NewID(res.Started, label),

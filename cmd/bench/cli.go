@@ -347,8 +347,9 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError(err)
 	}
+	var saved *catalog.Catalog
 	if rf.label != "" {
-		saved, err := catalog.Open(c.ResultsDir)
+		saved, err = catalog.Open(c.ResultsDir)
 		if err != nil {
 			return failedError(err)
 		}
@@ -362,6 +363,13 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		if err := plan.PrepareTrack(ctx, func(s string) { fmt.Fprintf(stderr, "%s...\n", s) }); err != nil {
 			return usageError(err)
 		}
+	}
+	if saved != nil && rf.annotate == nil { // a routine's labels are its own folder's
+		for _, w := range labelPools(saved.Entries, rf.label, plan.Fingerprint(), time.Now()) {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+	}
+	if !rf.dryRun {
 		// Before anything else is printed: the refusal is then the one line.
 		release, err := claim(ctx, drv, c, stderr)
 		if err != nil {

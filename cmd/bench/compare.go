@@ -169,6 +169,24 @@ func buildComparison(stderr io.Writer, results string, refs []string, opt compar
 		// In the report too: a damaged record may be a run of one side.
 		warnings = append(warnings, fmt.Sprintf("warning: %v; it is left out, so a side may have one run less", d))
 	}
+	// A label reused a week later pools the weeks: said, not refused.
+	for i, sd := range sides {
+		if len(sd.Runs) < 2 {
+			continue
+		}
+		first, last := sd.Runs[0].StartedAt, sd.Runs[0].StartedAt
+		for _, r := range sd.Runs {
+			if r.StartedAt.Before(first) {
+				first = r.StartedAt
+			}
+			if r.StartedAt.After(last) {
+				last = r.StartedAt
+			}
+		}
+		if span := last.Sub(first); span > poolSpan {
+			warnings = append(warnings, fmt.Sprintf("warning: the %d runs of %s started over %s (%s to %s): they are pooled as one side", len(sd.Runs), refs[i], ago(span), first.UTC().Format("2006-01-02"), last.UTC().Format("2006-01-02")))
+		}
+	}
 	// The same run on two sides compares it with itself: every ratio is 1.
 	seen := map[string]int{}
 	for i, sd := range sides {

@@ -555,3 +555,37 @@ func TestPairedWarningOnStderr(t *testing.T) {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestReusedLabelSaid: a run that reused last week's label pooled its runs
+// with last week's in silence. The run now says what it joins (runs a day
+// or more older, runs of another workload), and compare says when a side's
+// runs started days apart.
+func TestReusedLabelSaid(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 3 {
+		rec := recordtest.Sample()
+		rec.ID = fmt.Sprintf("20261130T0900%02dZ-abc%03d", i, i)
+		rec.Label, rec.Fingerprint = "weekly", "f00d"
+		rec.StartedAt = time.Now().Add(-time.Duration(8*24+i) * time.Hour)
+		if _, err := (record.Store{Dir: dir}).Save(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := bench(t, "-c", "config.properties", "--set", "DB_SWITCH=Null", "--set", "LOOP=23", "--set", "VERIFY=false", "--set", "QUERY_ROUNDS=0", "--set", "RESULTS_DIR="+dir, "--label", "weekly")
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: label weekly already has 3 runs, the first started") || !strings.Contains(r.stderr, "(8 days ago): this run joins them") ||
+		!strings.Contains(r.stderr, "warning: label weekly has runs of another workload (fingerprint f00d") {
+		t.Errorf("run: exit %d, stderr %s", r.code, r.stderr)
+	}
+	for i := range 3 {
+		rec := recordtest.Sample()
+		rec.ID = fmt.Sprintf("20261130T0901%02dZ-def%03d", i, i)
+		rec.Label = "pr"
+		if _, err := (record.Store{Dir: dir}).Save(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = bench(t, "compare", "pr", "weekly", "--results", dir, "--force")
+	if !strings.Contains(r.stderr, "warning: the 4 runs of weekly started over 8 days (") {
+		t.Errorf("compare: exit %d, stderr %s", r.code, r.stderr)
+	}
+}

@@ -128,6 +128,28 @@ func (c *Config) WorkloadKeys() []string {
 	return out
 }
 
+// DataKeys are the workload keys that decide the points a run leaves in
+// its database: the data mode's, where they go (DB_NAME, the instances),
+// and of the data amount's those of time and batches, not how many
+// operations run (LOOP, OPERATION_PROPORTION: the rows a device stand for
+// them) nor how fast. A query-only run checks its answers against data
+// written with the same values (runner.Plan.DataFingerprint).
+func (c *Config) DataKeys() []string {
+	amount := map[string]bool{"DATA_CLIENT_NUMBER": true, "IS_CLIENT_BIND": true, "BATCH_SIZE_PER_WRITE": true, "DEVICE_NUM_PER_WRITE": true,
+		"START_TIME": true, "POINT_STEP": true, "TIMESTAMP_PRECISION": true, "IS_REGULAR_FREQUENCY": true}
+	data := map[string]bool{}
+	for _, k := range c.keys {
+		data[k.Name] = k.Group == GroupDataMode || k.Group == GroupConnection || k.Group == GroupOther || k.Group == GroupDataAmount && amount[k.Name]
+	}
+	var out []string
+	for _, k := range c.WorkloadKeys() {
+		if data[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // otherOwners maps every key name of the catalog's other databases to
 // their owners, for the "belongs to another database" warning.
 func otherOwners(cat Catalog, chosen *KeySet) map[string][]string {

@@ -43,6 +43,11 @@ type Record struct {
 	StartedAt     time.Time `json:"started_at"`
 	FinishedAt    time.Time `json:"finished_at"`
 	Fingerprint   string    `json:"workload_fingerprint"`
+	// DataFingerprint names the points the run wrote to its target (the
+	// data keys and rows a device, without how many operations ran); a
+	// later query-only run with CHECK_ANSWERS checks against data of its
+	// own fingerprint. Empty when the run wrote nothing.
+	DataFingerprint string `json:"data_fingerprint,omitempty"`
 	// WorkloadKeys are the keys of Config that the fingerprint covers.
 	WorkloadKeys []string          `json:"workload_keys,omitempty"`
 	Config       map[string]string `json:"config"`

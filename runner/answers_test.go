@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,8 @@ func TestAnswerAndWarmupRefusals(t *testing.T) {
 	}{
 		{[]string{"CHECK_ANSWERS=true", "QUERY_ROUNDS=1", mix}, "", ""},
 		{[]string{"CHECK_ANSWERS=true", "QUERY_ROUNDS=0", mix}, "CHECK_ANSWERS", "mixed phase"},
-		{[]string{"CHECK_ANSWERS=true", "QUERY_ROUNDS=1", "OPERATION_PROPORTION=0:1:1:0:0:0:0:0:0:0:0:0:0"}, "CHECK_ANSWERS", "writes nothing"},
+		// A query-only run: the plan is fine, its data the caller's to find (TestQueryOnlyPlan).
+		{[]string{"CHECK_ANSWERS=true", "QUERY_ROUNDS=1", "OPERATION_PROPORTION=0:1:1:0:0:0:0:0:0:0:0:0:0"}, "", ""},
 		{[]string{"CHECK_ANSWERS=true", "QUERY_ROUNDS=1", "IS_DELETE_DATA=false", mix}, "CHECK_ANSWERS", "IS_DELETE_DATA=false"},
 		{[]string{"CHECK_ANSWERS=true", "QUERY_ROUNDS=1", "BENCHMARK_CLUSTER=true", "BENCHMARK_INSTANCES=2", mix}, "CHECK_ANSWERS", "instances"},
 		{[]string{"CHECK_ANSWERS=true", "QUERY_ROUNDS=1", "CHECK_ANSWERS_RATIO=0", mix}, "CHECK_ANSWERS_RATIO", "checks no query"},
@@ -57,6 +59,31 @@ func TestAnswerAndWarmupRefusals(t *testing.T) {
 		case !errors.As(err, &ce) || ce.Key != c.key || !strings.Contains(ce.Msg, c.msg):
 			t.Errorf("%v: got %v, want %s refused (%q)", c.sets, err, c.key, c.msg)
 		}
+	}
+}
+
+// TestQueryOnlyPlan: a query-only run with CHECK_ANSWERS checks the data
+// an earlier run wrote: its model holds LOOP × BATCH_SIZE_PER_WRITE rows a
+// device, and its data fingerprint is the write run's of the same data
+// (whatever the operations), not another LOOP's.
+func TestQueryOnlyPlan(t *testing.T) {
+	base := []string{"DEVICE_NUMBER=8", "SENSOR_NUMBER=5", "DATA_CLIENT_NUMBER=3", "BATCH_SIZE_PER_WRITE=10", "INIT_WAIT_TIME=0"}
+	plan := func(sets ...string) *Plan {
+		c := configtest.Load(t, adapters.Registry{sqlite.Driver(), null.Driver()}, append(slices.Clone(base), sets...)...)
+		p, err := NewPlan(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	q := plan("CHECK_ANSWERS=true", "QUERY_ROUNDS=1", "LOOP=20", "OPERATION_PROPORTION=0:1:1:0:0:0:0:0:0:0:0:0:0", "IS_DELETE_DATA=false")
+	w := plan("LOOP=20", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "QUERY_ROUNDS=0")
+	other := plan("LOOP=30", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "QUERY_ROUNDS=0")
+	if !q.EarlierData || w.EarlierData || q.DataRows != 200 || w.RowsPerDevice != 200 {
+		t.Fatalf("earlier data %v and %v, rows %d and %d", q.EarlierData, w.EarlierData, q.DataRows, w.RowsPerDevice)
+	}
+	if q.DataFingerprint() != w.DataFingerprint() || q.DataFingerprint() == other.DataFingerprint() {
+		t.Errorf("data fingerprints: query-only %s, its writer %s, another LOOP's %s", q.DataFingerprint(), w.DataFingerprint(), other.DataFingerprint())
 	}
 }
 

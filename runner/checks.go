@@ -20,10 +20,13 @@ func (p *Plan) checkAnswerKeys() error {
 	switch {
 	case c.CheckAnswersRatio <= 0:
 		return &config.Error{Key: "CHECK_ANSWERS_RATIO", Value: fmt.Sprint(c.CheckAnswersRatio), Msg: "checks no query while CHECK_ANSWERS=true", Valid: "0 < ratio ≤ 1, or CHECK_ANSWERS=false"}
-	case p.Counts[Write] == 0:
-		return refuse("cannot check a run that writes nothing (INGESTION's weight in OPERATION_PROPORTION is 0): its queries read what an earlier run left, which the model of this workload does not describe", "false, or a run that writes the data it queries")
-	case !c.Rounds():
+	case !c.Rounds() && p.Counts[Write] > 0:
 		return refuse("needs query rounds after the ingest (QUERY_ROUNDS ≥ 1): in the mixed phase (QUERY_ROUNDS=0) queries run while the data is being written, so their answers depend on what happened to be stored", "false, or QUERY_ROUNDS ≥ 1")
+	case p.Counts[Write] == 0:
+		// A query-only run: its queries read what an earlier run wrote,
+		// which the command finds in the results folder and holds to this
+		// run's data fingerprint (Plan.EarlierData).
+		p.EarlierData = true
 	case !c.DeleteData:
 		return refuse("cannot check data that IS_DELETE_DATA=false keeps from earlier runs, which the model of this workload does not describe", "false, or IS_DELETE_DATA=true")
 	case c.Distributed():

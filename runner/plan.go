@@ -34,8 +34,12 @@ type Plan struct {
 	Counts        [config.NumOperations]int64
 	RowsPerDevice int64 // rows this run writes per written device
 	DataRows      int64 // rows per written device once written: RowsPerDevice, or LOOP×BATCH for a query-only run
-	Generator     *generator.Generator
-	Queries       *queries.Generator
+	// EarlierData says CHECK_ANSWERS checks a query-only run: its answers
+	// are those of data an earlier run wrote, which the caller must find
+	// (of this plan's DataFingerprint) or refuse the run.
+	EarlierData bool
+	Generator   *generator.Generator
+	Queries     *queries.Generator
 	// Variants are the query rounds' variants (QUERY_ROUNDS ≥ 1): a suite's,
 	// or one per family with weight.
 	Variants []PlannedVariant
@@ -95,7 +99,9 @@ func NewPlan(c *config.Config) (*Plan, error) {
 		// and batch size wrote.
 		p.DataRows = c.Loop * int64(c.BatchSize)
 	}
-	p.Generator = generator.New(s, c, p.RowsPerDevice)
+	// The model of the data: a query-only run's answers are those of the
+	// rows an earlier run wrote (DataRows).
+	p.Generator = generator.New(s, c, p.DataRows)
 	if err := p.openData(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"runtime"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/tsbench/tsbench/adapters"
@@ -38,6 +39,30 @@ func (p *Plan) Fingerprint() string {
 	return config.Fingerprint(workload(p.Config, p.DataSet, p.TrackID))
 }
 
+// RowsKey is the pseudo key of the data fingerprint that stands for LOOP
+// and OPERATION_PROPORTION: the rows a device the data holds.
+const RowsKey = "ROWS_PER_DEVICE"
+
+// DataFingerprint names the points a run of this plan leaves on its target
+// (a writing run) or expects there (a query-only run, whose DataRows are
+// LOOP × BATCH_SIZE_PER_WRITE): the data keys (config.DataKeys), the rows
+// a device, FILE_PATH's files. A query-only run's CHECK_ANSWERS needs the
+// data of the same fingerprint.
+func (p *Plan) DataFingerprint() string {
+	vals, _ := workload(p.Config, p.DataSet, "")
+	data := map[string]string{RowsKey: strconv.FormatInt(p.DataRows, 10)}
+	names := append(p.Config.DataKeys(), RowsKey)
+	if p.DataSet != "" {
+		names = append(names, DataSetKey)
+	}
+	for _, k := range names {
+		if v, ok := vals[k]; ok {
+			data[k] = v
+		}
+	}
+	return config.Fingerprint(data, names)
+}
+
 // Record turns a run's result into its record. A run that could not even
 // connect (runErr) still gets one, marked incomplete, so nothing is lost;
 // one that ran to its end fails on its operations' errors (MAX_ERROR_RATE)
@@ -46,21 +71,22 @@ func (res *Result) Record(l *config.Loaded, drv *adapters.Driver, tool, label st
 	c := l.Config
 	vals, keys := workload(c, res.DataSet, res.Track)
 	rec := &record.Record{
-		SchemaVersion: record.SchemaVersion,
-		ID:            record.NewID(res.Started, label),
-		Label:         label,
-		Status:        record.StatusComplete,
-		Tool:          record.Tool{Version: tool, GoVersion: runtime.Version()},
-		Host:          record.CurrentHost(),
-		Target:        record.Target{DB: drv.Name, Version: res.ServerVersion, Build: res.ServerBuild, Wire: res.Wire, Documents: drv.Documents},
-		StartedAt:     res.Started.UTC(),
-		FinishedAt:    res.Finished.UTC(),
-		Fingerprint:   config.Fingerprint(vals, keys),
-		WorkloadKeys:  keys,
-		Config:        vals,
-		Notes:         append(append([]string(nil), l.Notes...), res.Notes...),
-		Warnings:      l.Warnings,
-		Instance:      instanceOf(c),
+		SchemaVersion:   record.SchemaVersion,
+		ID:              record.NewID(res.Started, label),
+		Label:           label,
+		Status:          record.StatusComplete,
+		Tool:            record.Tool{Version: tool, GoVersion: runtime.Version()},
+		Host:            record.CurrentHost(),
+		Target:          record.Target{DB: drv.Name, Version: res.ServerVersion, Build: res.ServerBuild, Wire: res.Wire, Documents: drv.Documents},
+		StartedAt:       res.Started.UTC(),
+		FinishedAt:      res.Finished.UTC(),
+		Fingerprint:     config.Fingerprint(vals, keys),
+		DataFingerprint: res.DataFingerprint,
+		WorkloadKeys:    keys,
+		Config:          vals,
+		Notes:           append(append([]string(nil), l.Notes...), res.Notes...),
+		Warnings:        l.Warnings,
+		Instance:        instanceOf(c),
 	}
 	if rec.FinishedAt.IsZero() {
 		rec.FinishedAt = time.Now().UTC()

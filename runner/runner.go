@@ -121,6 +121,9 @@ type Result struct {
 	// workload's generated points (Plan.DataSet); the record's fingerprint
 	// holds it as DATA_SET.
 	DataSet string
+	// DataFingerprint names the data the run wrote (Plan.DataFingerprint);
+	// "" when it wrote nothing.
+	DataFingerprint string
 	// Track is the identity of TRACK_PATH's documents (Plan.TrackID); the
 	// record's fingerprint holds it as TrackKey.
 	Track string
@@ -157,6 +160,9 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 	}
 	c := p.Config
 	res := &Result{Started: time.Now(), DataSet: p.DataSet}
+	if p.RowsPerDevice > 0 && p.Track == nil {
+		res.DataFingerprint = p.DataFingerprint()
+	}
 	defer func() { res.Finished = time.Now() }()
 	if p.Data != nil {
 		res.Notes = append(res.Notes, p.dataNote)

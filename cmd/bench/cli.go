@@ -343,6 +343,17 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if plan.EarlierData {
+		line, err := earlierData(drv.Name, c, plan)
+		if err != nil {
+			var ce *config.Error
+			if errors.As(err, &ce) {
+				return usageError(err)
+			}
+			return failedError(err)
+		}
+		plan.Notes = append(plan.Notes, line)
+	}
 	startAt, err := parseStartAt(rf.startAt, time.Now())
 	if err != nil {
 		return usageError(err)

@@ -616,3 +616,45 @@ func dirExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }
+
+// TestQueryOnlyRunChecksEarlierData: iot-benchmark's habit, a write run and
+// then a query-only run on the same data, could not have its answers
+// checked. A query-only run's CHECK_ANSWERS now checks the data the last
+// run on its target wrote, found in RESULTS_DIR, when that run wrote this
+// workload's data whole and alone; it refuses with the reason otherwise.
+func TestQueryOnlyRunChecksEarlierData(t *testing.T) {
+	dir := t.TempDir()
+	common := []string{"-c", "config.properties", "--set", "RESULTS_DIR=" + dir, "--set", "DEVICE_NUMBER=4", "--set", "SENSOR_NUMBER=5",
+		"--set", "DATA_CLIENT_NUMBER=2", "--set", "LOOP=40", "--set", "INIT_WAIT_TIME=0", "--set", "IS_OUT_OF_ORDER=true", "--set", "OUT_OF_ORDER_MODE=BATCH"}
+	write := append(slices.Clone(common), "--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0", "--set", "QUERY_ROUNDS=0")
+	query := append(slices.Clone(common), "--set", "OPERATION_PROPORTION=0:1:1:1:1:1:1:1:1:1:1", "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=40",
+		"--set", "IS_DELETE_DATA=false", "--set", "CHECK_ANSWERS=true", "--set", "DROP_CACHES_COMMAND=")
+	refusal := "bench: CHECK_ANSWERS=true: of a run that writes nothing checks the data an earlier run wrote, and "
+	if r := bench(t, query...); r.code != 2 || !strings.Contains(r.stderr, refusal+"no run in "+dir+" wrote to SQLite") {
+		t.Fatalf("before any write: exit %d, %s", r.code, r.stderr)
+	}
+	w := bench(t, append(write, "--label", "writer")...)
+	if w.code != 0 {
+		t.Fatalf("the write run: exit %d, %s", w.code, w.stderr)
+	}
+	r := bench(t, query...)
+	if r.code != 0 || !strings.Contains(r.stderr, "note: CHECK_ANSWERS checks the data run ") || !strings.Contains(r.stderr, "(writer) wrote to SQLite") ||
+		!strings.Contains(r.stdout, "Answers (query, round 1)") || strings.Contains(r.stdout, "wrong answer (") {
+		t.Fatalf("the query-only run: exit %d\n%s\n%s", r.code, r.stderr, r.stdout)
+	}
+	// Another LOOP asks for other rows than the data holds.
+	if r := bench(t, append(slices.Clone(query), "--set", "LOOP=30")...); r.code != 2 || !strings.Contains(r.stderr, "(writer), wrote other data (data fingerprint") {
+		t.Errorf("another LOOP: exit %d, %s", r.code, r.stderr)
+	}
+	// A write run that kept the data before it leaves data no model describes.
+	if w := bench(t, append(slices.Clone(write), "--set", "IS_DELETE_DATA=false", "--label", "keeper")...); w.code != 0 {
+		t.Fatalf("the second write run: exit %d, %s", w.code, w.stderr)
+	}
+	if r := bench(t, query...); r.code != 2 || !strings.Contains(r.stderr, "(keeper), kept the data before it (IS_DELETE_DATA=false)") {
+		t.Errorf("after IS_DELETE_DATA=false: exit %d, %s", r.code, r.stderr)
+	}
+	if r := bench(t, "routine", "-c", "config.properties", "--baseline", "a=embedded", "--contender", "b=embedded", "--aa", "--dry-run", "--out", filepath.Join(dir, "routine"),
+		"--set", "OPERATION_PROPORTION=0:1:1:1:1:1:1:1:1:1:1", "--set", "QUERY_ROUNDS=1", "--set", "CHECK_ANSWERS=true"); r.code != 2 || !strings.Contains(r.stderr, "the routine wipes each side's server before every run") {
+		t.Errorf("routine: exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tsbench/tsbench/charts"
 	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/htmlreport"
 	"github.com/tsbench/tsbench/provision"
 	"github.com/tsbench/tsbench/record"
@@ -180,6 +181,9 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 		l, drv, plan, err := prepare(f.config, append(slices.Clone(base), perSide[s.Name]...))
 		if err != nil {
 			return err
+		}
+		if plan.EarlierData {
+			return usageError(&config.Error{Key: "CHECK_ANSWERS", Value: "true", Msg: "of a run that writes nothing checks the data an earlier run wrote, and the routine wipes each side's server before every run", Valid: "false, or a workload that writes its data"})
 		}
 		// What each run would refuse at its start, refused here (and by --dry-run).
 		if _, err := checkRun(l.Config); err != nil {

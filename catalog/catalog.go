@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -587,8 +588,9 @@ func unique(dir string, entries []*Entry, damaged []error) ([]*Entry, []error) {
 }
 
 // Resolve finds the runs each argument names, as record.Store.ResolveAll
-// does (a record file, an id, a label, the start of an id), by the index,
-// and reads whole only the records named.
+// does (a record file, an id, a label, the start of an id) or a label
+// pattern as Select reads it, by the index, and reads whole only the
+// records named.
 func (c *Catalog) Resolve(refs []string) ([]record.Found, error) {
 	all := c.Refs()
 	out := make([]record.Found, 0, len(refs))
@@ -603,13 +605,27 @@ func (c *Catalog) Resolve(refs []string) ([]record.Found, error) {
 				continue
 			}
 		}
-		named, note, err := record.ResolveRef(all, c.Damaged, c.Dir, ref)
-		f := record.Found{Damaged: c.Damaged, Note: note}
-		if err != nil {
-			return append(out, f), err
+		var named []*Entry
+		f := record.Found{Damaged: c.Damaged}
+		if strings.ContainsAny(ref, `*?[\`) {
+			// A label pattern: its runs, as Select finds them.
+			sel, err := c.Select([]string{ref})
+			if err != nil {
+				return append(out, f), err
+			}
+			named = sel
+		} else {
+			idx, note, err := record.ResolveRef(all, c.Damaged, c.Dir, ref)
+			f.Note = note
+			if err != nil {
+				return append(out, f), err
+			}
+			for _, i := range idx {
+				named = append(named, c.Entries[i])
+			}
 		}
-		for _, i := range named {
-			rec, err := c.Load(c.Entries[i])
+		for _, e := range named {
+			rec, err := c.Load(e)
 			if err != nil {
 				return append(out, f), err
 			}
@@ -623,6 +639,57 @@ func (c *Catalog) Resolve(refs []string) ([]record.Found, error) {
 // Load reads an entry's record whole.
 func (c *Catalog) Load(e *Entry) (*record.Record, error) {
 	return record.Load(filepath.Join(c.Dir, e.File))
+}
+
+// PatternError is a label pattern path.Match cannot read.
+type PatternError struct {
+	Pattern string
+	Err     error
+}
+
+func (e *PatternError) Error() string { return fmt.Sprintf("label pattern %q: %v", e.Pattern, e.Err) }
+func (e *PatternError) Unwrap() error { return e.Err }
+
+// Select is the entries the arguments name, in the folder's order, each
+// once: an argument with *, ?, [ or \ is a label pattern (path.Match:
+// 'master-*'), which must match a run's label; any other is a run as
+// record.ResolveRef finds it (an id, a label, the start of an id). Bench
+// history, export and compare's patterns select alike.
+func (c *Catalog) Select(args []string) ([]*Entry, error) {
+	refs := c.Refs()
+	picked := make([]bool, len(c.Entries))
+	for _, a := range args {
+		if !strings.ContainsAny(a, `*?[\`) {
+			named, _, err := record.ResolveRef(refs, c.Damaged, c.Dir, a)
+			if err != nil {
+				return nil, err
+			}
+			for _, i := range named {
+				picked[i] = true
+			}
+			continue
+		}
+		if _, err := path.Match(a, ""); err != nil {
+			return nil, &PatternError{Pattern: a, Err: err}
+		}
+		n := 0
+		for i, e := range c.Entries {
+			if ok, _ := path.Match(a, e.Label); ok {
+				picked[i] = true
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("no saved run in %s has a label that matches %q (bench list shows them)", c.Dir, a)
+		}
+	}
+	var out []*Entry
+	for i, e := range c.Entries {
+		if picked[i] {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // Refs are the id and label of each entry.

@@ -1,11 +1,13 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -207,5 +209,46 @@ func TestServerValues(t *testing.T) {
 		if err != nil || len(want) == 0 || !reflect.DeepEqual(got, want) {
 			t.Errorf("run %s: index %v (%v), record %v", e.ID, got, err, want)
 		}
+	}
+}
+
+// TestSelect: patterns match labels, other arguments name runs as compare
+// names them (id, label, the start of an id); each run once, in the
+// folder's order; a pattern that matches nothing and a broken one say so.
+func TestSelect(t *testing.T) {
+	dir := t.TempDir()
+	a1, a2, b, pr := run("master-a", 1), run("master-b", 2), run("master-b", 3), run("pr-1", 4)
+	save(t, dir, a1, a2, b, pr)
+	c := open(t, dir)
+	ids := func(es []*Entry) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"master-*"}, []string{a1.ID, a2.ID, b.ID}},
+		{[]string{"master-b", "master-*"}, []string{a1.ID, a2.ID, b.ID}},
+		{[]string{"pr-1", a1.ID}, []string{a1.ID, pr.ID}},
+		{[]string{"master-?"}, []string{a1.ID, a2.ID, b.ID}},
+	} {
+		got, err := c.Select(tc.args)
+		if err != nil || !slices.Equal(ids(got), tc.want) {
+			t.Errorf("Select(%q) = %v, %v; want %v", tc.args, ids(got), err, tc.want)
+		}
+	}
+	if _, err := c.Select([]string{"nomatch-*"}); err == nil || !strings.Contains(err.Error(), `has a label that matches "nomatch-*"`) {
+		t.Errorf("a pattern that matches nothing: %v", err)
+	}
+	var pe *PatternError
+	if _, err := c.Select([]string{"["}); !errors.As(err, &pe) {
+		t.Errorf("a broken pattern: %v", err)
+	}
+	if _, err := c.Select([]string{"nosuch"}); err == nil || !strings.Contains(err.Error(), `no run with id or label "nosuch"`) {
+		t.Errorf("a name of no run: %v", err)
 	}
 }

@@ -5,13 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tsbench/tsbench/catalog"
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/export"
 	"github.com/tsbench/tsbench/record"
@@ -55,9 +52,9 @@ Elasticsearch store; docs/weekly-regression.md shows the layouts.`,
 				return err
 			}
 			warnDamaged(stderr, c.Damaged)
-			entries, err := selectRuns(c, args)
+			entries, err := c.Select(args)
 			if err != nil {
-				return err
+				return usageError(err)
 			}
 			runs := make([]export.Run, 0, len(entries))
 			for _, e := range entries {
@@ -86,48 +83,6 @@ Elasticsearch store; docs/weekly-regression.md shows the layouts.`,
 	f.StringVarP(&output, "output", "o", "", "with csv or openmetrics: write to this file (atomically) instead of stdout")
 	cmd.MarkFlagRequired("to")
 	return cmd
-}
-
-// selectRuns are the index's runs the arguments name, each once, oldest
-// first: a label pattern ('master-*') names the runs of every label it
-// matches; anything else names runs as compare's arguments do (an id, a
-// label, the start of an id).
-func selectRuns(c *catalog.Catalog, args []string) ([]*catalog.Entry, error) {
-	refs := c.Refs()
-	picked := make([]bool, len(c.Entries))
-	for _, a := range args {
-		if strings.ContainsAny(a, `*?[\`) {
-			if _, err := path.Match(a, ""); err != nil {
-				return nil, usageError(fmt.Errorf("label pattern %q: %w", a, err))
-			}
-			n := 0
-			for i, e := range c.Entries {
-				if ok, _ := path.Match(a, e.Label); ok {
-					picked[i] = true
-					n++
-				}
-			}
-			if n == 0 {
-				return nil, usageError(fmt.Errorf("no saved run in %s has a label that matches %q (bench list shows them)", c.Dir, a))
-			}
-			continue
-		}
-		named, note, err := record.ResolveRef(refs, c.Damaged, c.Dir, a)
-		if err != nil {
-			return nil, usageError(err)
-		}
-		_ = note // a label that is also the start of ids names the label's runs, as in compare
-		for _, i := range named {
-			picked[i] = true
-		}
-	}
-	var out []*catalog.Entry
-	for i, e := range c.Entries {
-		if picked[i] {
-			out = append(out, e)
-		}
-	}
-	return out, nil
 }
 
 // runOf is a record as bench export reads it from the index.

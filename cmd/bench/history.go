@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"slices"
 	"strings"
 
@@ -68,37 +67,28 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 			if err := resultsExist(results); err != nil {
 				return err
 			}
-			for _, a := range args {
-				if _, err := path.Match(a, ""); err != nil {
-					return usageError(fmt.Errorf("label pattern %q: %w", a, err))
-				}
-			}
 			c, err := openResults(stderr, results)
 			if err != nil {
 				return err
 			}
 			warnDamaged(stderr, c.Damaged)
+			entries, err := c.Select(args)
+			if err != nil {
+				return usageError(err)
+			}
 			var runs []history.Run
-			for _, e := range c.Entries {
-				for _, a := range args {
-					if ok, _ := path.Match(a, e.Label); ok || e.ID == a {
-						vals, order, err := e.ValuesOf(metrics)
-						if err != nil {
-							return failedError(err)
-						}
-						var sv []compare.ServerValue
-						if len(server) > 0 {
-							if sv, err = e.ServerValues(); err != nil {
-								return failedError(err)
-							}
-						}
-						runs = append(runs, history.Run{ID: e.ID, Label: e.Label, StartedAt: e.StartedAt, Values: vals, Order: order, Server: sv})
-						break
+			for _, e := range entries {
+				vals, order, err := e.ValuesOf(metrics)
+				if err != nil {
+					return failedError(err)
+				}
+				var sv []compare.ServerValue
+				if len(server) > 0 {
+					if sv, err = e.ServerValues(); err != nil {
+						return failedError(err)
 					}
 				}
-			}
-			if len(runs) == 0 {
-				return usageError(fmt.Errorf("no saved run in %s has a label %s (bench list shows them)", results, strings.Join(args, " or ")))
+				runs = append(runs, history.Run{ID: e.ID, Label: e.Label, StartedAt: e.StartedAt, Values: vals, Order: order, Server: sv})
 			}
 			// A figure no run has would follow nothing: bad usage, as compare's --gate-server.
 			var figures []string

@@ -16,6 +16,7 @@ import (
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/metrics"
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/stats"
 )
 
 // Direction says which way a metric is better.
@@ -583,9 +584,9 @@ func judge(m Metric, b, c Cell, opt Options, notGated string) Change {
 	case nb < MinRuns || nc < MinRuns:
 		ch.Untestable = fmt.Sprintf("n=%d+%d: a test needs %d runs a side", nb, nc, MinRuns)
 	default:
-		ch.Tested, ch.P = true, Welch(b.Values, c.Values)
+		ch.Tested, ch.P = true, stats.Welch(b.Values, c.Values)
 		if d, ok := logRatios(b, c); ok && opt.Paired {
-			ch.P, ch.Paired = PairedP(d), true
+			ch.P, ch.Paired = stats.PairedP(d), true
 		}
 	}
 	if ch.Untestable != "" {

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/stats"
 )
 
 // The gate's rules, in one place: bench compare --help and
@@ -94,80 +92,6 @@ func gated(m Metric, fewest int64) (bool, string) {
 	return true, ""
 }
 
-// Welch is the two-sided Welch t-test of samples x and y (unequal
-// variances), on the per-run values of two sides. It replaced Mann–Whitney
-// U for the gate: at 5 runs a side U can never give p below 2/252 ≈ 0.008,
-// which no correction for a hundred rows can accept, while runs of a real
-// slowdown differ by many standard errors. Identical constant samples give
-// 1; constant samples that differ give 0.
-func Welch(x, y []float64) float64 {
-	t, df, ok := welchT(x, y)
-	switch {
-	case !ok:
-		return 1
-	case math.IsInf(t, 0):
-		return 0
-	case t == 0 && df == 0:
-		return 1
-	}
-	return math.Min(1, 2*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs(t)))
-}
-
-// welchT is Welch's t of mean(y) − mean(x) and its degrees of freedom; ok
-// is false when a side has fewer than 2 values. Samples without spread
-// give t = ±Inf when the means differ and t = df = 0 when they do not.
-func welchT(x, y []float64) (t, df float64, ok bool) {
-	n1, n2 := float64(len(x)), float64(len(y))
-	if n1 < 2 || n2 < 2 {
-		return 0, 0, false
-	}
-	m1, v1 := meanVar(x)
-	m2, v2 := meanVar(y)
-	se, df := welchSE(v1, v2, n1, n2)
-	if se == 0 {
-		switch {
-		case m2 > m1:
-			return math.Inf(1), 0, true
-		case m2 < m1:
-			return math.Inf(-1), 0, true
-		}
-		return 0, 0, true
-	}
-	return (m2 - m1) / se, df, true
-}
-
-func meanVar(xs []float64) (mean, variance float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		variance += (x - mean) * (x - mean)
-	}
-	return mean, variance / float64(len(xs)-1)
-}
-
-// Holm returns the Holm–Bonferroni adjusted p-values of ps, in their
-// order. The gate controls the family-wise error rate — the chance of even
-// one false alarm among all gated rows — because one false alarm is enough
-// to fail a pull request; Benjamini–Hochberg's false-discovery rate would
-// let a share of the alarms be false.
-func Holm(ps []float64) []float64 {
-	m := len(ps)
-	idx := make([]int, m)
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
-	adj := make([]float64, m)
-	running := 0.0
-	for rank, i := range idx {
-		running = math.Max(running, math.Min(1, float64(m-rank)*ps[i]))
-		adj[i] = running
-	}
-	return adj
-}
-
 // decide gives every gated, tested change of contender ci its verdict from
 // the Holm-adjusted p-values of all of them.
 func decide(rows []Row, ci int, opt Options) {
@@ -180,7 +104,7 @@ func decide(rows []Row, ci int, opt Options) {
 			ps = append(ps, ch.P)
 		}
 	}
-	adj := Holm(ps)
+	adj := stats.Holm(ps)
 	for i, t := range tested {
 		row := &rows[t.r]
 		ch := &row.Contender[t.c]

@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 
+	"github.com/tsbench/tsbench/stats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -67,7 +68,7 @@ func estimateOf(b, c Cell, paired bool) estimate {
 		return estimate{}
 	}
 	if d, ok := logRatios(b, c); ok && paired {
-		m, v := meanVar(d)
+		m, v := stats.MeanVar(d)
 		n := len(d)
 		return estimate{ok: true, log: true, paired: true, est: m, se: math.Sqrt(v / float64(n)), df: float64(n - 1), n: n, vd: v}
 	}
@@ -75,28 +76,13 @@ func estimateOf(b, c Cell, paired bool) estimate {
 	if allPositive(x) && allPositive(y) {
 		x, y, isLog = logs(x), logs(y), true
 	}
-	mb, vb := meanVar(x)
-	mc, vc := meanVar(y)
+	mb, vb := stats.MeanVar(x)
+	mc, vc := stats.MeanVar(y)
 	e := estimate{ok: true, log: isLog, est: mc - mb, n: min(len(x), len(y)), vb: vb, vc: vc}
-	e.se, e.df = welchSE(vb, vc, float64(len(x)), float64(len(y)))
-	rb, _ := meanVar(b.Values)
+	e.se, e.df = stats.WelchSE(vb, vc, float64(len(x)), float64(len(y)))
+	rb, _ := stats.MeanVar(b.Values)
 	e.baseMean = rb
 	return e
-}
-
-// welchSE is the standard error of a difference of means and Welch's
-// degrees of freedom (n1+n2−2 when neither side varies).
-func welchSE(v1, v2, n1, n2 float64) (se, df float64) {
-	se2 := v1/n1 + v2/n2
-	if se2 == 0 {
-		return 0, n1 + n2 - 2
-	}
-	return math.Sqrt(se2), se2 * se2 / ((v1/n1)*(v1/n1)/(n1-1) + (v2/n2)*(v2/n2)/(n2-1))
-}
-
-// tq is Student's t quantile p with df degrees of freedom.
-func tq(p, df float64) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
 }
 
 // interval is e's two-sided interval at level, as Interval reports it.
@@ -106,7 +92,7 @@ func (e estimate) interval(level float64) *Interval {
 	}
 	h := 0.0
 	if e.se > 0 {
-		h = tq(1-(1-level)/2, e.df) * e.se
+		h = stats.TQuantile(1-(1-level)/2, e.df) * e.se
 	}
 	lo, hi := e.est-h, e.est+h
 	if e.log {
@@ -171,7 +157,7 @@ func (e estimate) worseEnd(m Metric, a float64) float64 {
 func (e estimate) upper(m Metric, a float64) float64 {
 	w := e.worse(m)
 	if e.se > 0 {
-		w += tq(1-a, e.df) * e.se
+		w += stats.TQuantile(1-a, e.df) * e.se
 	}
 	return w
 }
@@ -221,14 +207,14 @@ func (e estimate) runsNeeded(m Metric, limit, aWithin, aBeyond float64) int {
 		if e.paired {
 			se, df = math.Sqrt(e.vd/fn), fn-1
 		} else {
-			se, df = welchSE(e.vb, e.vc, fn, fn)
+			se, df = stats.WelchSE(e.vb, e.vc, fn, fn)
 		}
 		switch {
 		case se == 0:
 			return n
-		case w < limit && w+tq(1-aWithin, df)*se < limit:
+		case w < limit && w+stats.TQuantile(1-aWithin, df)*se < limit:
 			return n
-		case w > limit && (w-limit)/se > tq(1-aBeyond, df):
+		case w > limit && (w-limit)/se > stats.TQuantile(1-aBeyond, df):
 			return n
 		}
 	}

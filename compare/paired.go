@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Paired tests: bench routine runs every side once in each block (A B,
@@ -62,46 +60,4 @@ func logRatios(b, c Cell) ([]float64, bool) {
 		d[i] = math.Log(c.Values[i] / b.Values[i])
 	}
 	return d, true
-}
-
-// pairedT is the t statistic of mean(d) − mu and its degrees of freedom;
-// differences without spread give ±Inf (or 0 when the mean is mu).
-func pairedT(d []float64, mu float64) (t, df float64) {
-	m, v := meanVar(d)
-	n := float64(len(d))
-	if v == 0 {
-		switch {
-		case m > mu:
-			return math.Inf(1), n - 1
-		case m < mu:
-			return math.Inf(-1), n - 1
-		}
-		return 0, n - 1
-	}
-	return (m - mu) / math.Sqrt(v/n), n - 1
-}
-
-// PairedP is the two-sided p-value of a paired t-test on log-ratios d:
-// is the mean log-ratio 0?
-func PairedP(d []float64) float64 {
-	t, df := pairedT(d, 0)
-	switch {
-	case math.IsInf(t, 0):
-		return 0
-	case t == 0:
-		return 1
-	}
-	return math.Min(1, 2*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs(t)))
-}
-
-// pairedGreater is the one-sided p-value of mean(d) > mu.
-func pairedGreater(d []float64, mu float64) float64 {
-	t, df := pairedT(d, mu)
-	switch {
-	case math.IsInf(t, 1):
-		return 0
-	case math.IsInf(t, -1), t == 0:
-		return 1
-	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-t)
 }

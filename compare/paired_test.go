@@ -86,16 +86,3 @@ func TestPairedNeedsBlocks(t *testing.T) {
 		t.Fatalf("tested in pairs without pairs: %+v", ch)
 	}
 }
-
-func TestPairedP(t *testing.T) {
-	if p := PairedP([]float64{0.1, 0.1, 0.1}); p > 1e-12 {
-		t.Fatalf("constant nonzero log-ratios: p=%g", p)
-	}
-	if p := PairedP([]float64{0, 0, 0}); p != 1 {
-		t.Fatalf("no change: p=%g", p)
-	}
-	// Known value: d = 1, 2, 3 → t = 2/sqrt(1/3) = 3.464, df 2, p = 0.0742.
-	if p := PairedP([]float64{1, 2, 3}); math.Abs(p-0.0742) > 0.0005 {
-		t.Fatalf("p=%g, want 0.0742", p)
-	}
-}

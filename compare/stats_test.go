@@ -1,54 +1,9 @@
 package compare
 
 import (
-	"math"
 	"strings"
 	"testing"
 )
-
-func TestWelch(t *testing.T) {
-	// Reference values: scipy.stats.ttest_ind(x, y, equal_var=False).
-	cases := []struct {
-		x, y []float64
-		p    float64
-	}{
-		{[]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}, 0.0010528257933665399},
-		{[]float64{1, 3, 5, 7, 9}, []float64{2, 4, 6, 8, 10}, 0.6305360755569764},
-		{[]float64{10.1, 10.3, 9.8, 10.0, 10.2}, []float64{13.0, 12.7, 13.4, 13.1, 12.9}, 9.217999999182789e-08},
-		{[]float64{1, 2, 3}, []float64{1.5, 2.5, 10}, 0.4260789987721006},
-	}
-	for _, c := range cases {
-		if p := Welch(c.x, c.y); math.Abs(p-c.p) > 1e-9+1e-6*c.p {
-			t.Errorf("Welch(%v, %v) = %.10g, want %.10g", c.x, c.y, p, c.p)
-		}
-	}
-	// No spread on either side: equal is no difference, unequal is certain.
-	if p := Welch([]float64{0, 0, 0}, []float64{0, 0, 0}); p != 1 {
-		t.Errorf("identical constants: p = %v", p)
-	}
-	if p := Welch([]float64{0, 0, 0}, []float64{100, 100, 100}); p != 0 {
-		t.Errorf("different constants: p = %v", p)
-	}
-	if p := Welch([]float64{1}, []float64{5, 6}); p != 1 {
-		t.Errorf("one run cannot be tested: p = %v", p)
-	}
-}
-
-func TestHolm(t *testing.T) {
-	got := Holm([]float64{0.01, 0.04, 0.03, 0.005})
-	want := []float64{0.03, 0.06, 0.06, 0.02}
-	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-12 {
-			t.Fatalf("Holm = %v, want %v", got, want)
-		}
-	}
-	if got := Holm([]float64{0.5, 0.9}); got[0] != 1 || got[1] != 1 {
-		t.Fatalf("adjusted p-values are capped at 1: %v", got)
-	}
-	if len(Holm(nil)) != 0 {
-		t.Fatal("no rows, no p-values")
-	}
-}
 
 func TestNeededSamples(t *testing.T) {
 	for q, want := range map[float64]int64{90: 100, 99: 1000, 99.9: 10000, 95: 200} {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/tsbench/tsbench/stats"
 )
 
 // Decision is what the gate found for one gated row of one contender.
@@ -296,7 +298,7 @@ func (c *Comparison) Decide(failAbove float64, untested string) *Verdict {
 		for k, cd := range cands {
 			ps[k] = cd.p
 		}
-		adj := Holm(ps)
+		adj := stats.Holm(ps)
 		for k, cd := range cands {
 			j := &v.Rows[cd.j]
 			j.P, j.tested = adj[k], true

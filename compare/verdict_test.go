@@ -9,6 +9,7 @@ import (
 
 	"github.com/tsbench/tsbench/metrics"
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/stats"
 	"github.com/tsbench/tsbench/telemetry"
 )
 
@@ -34,11 +35,11 @@ func TestIntervalMatchesTheTest(t *testing.T) {
 	cmp := New(latencyRuns("a", b...), []Side{latencyRuns("b", c...)}, Options{Alpha: 0.01, MinAbsMS: DefaultMinAbsMS})
 	ch := row(t, cmp, "mean latency", "Q1").Contender[0]
 	lb, lc := logs(b), logs(c)
-	mb, vb := meanVar(lb)
-	mc, vc := meanVar(lc)
+	mb, vb := stats.MeanVar(lb)
+	mc, vc := stats.MeanVar(lc)
 	se := math.Sqrt(vb/5 + vc/5)
 	df := (vb/5 + vc/5) * (vb/5 + vc/5) / ((vb/5)*(vb/5)/4 + (vc/5)*(vc/5)/4)
-	h := tq(0.95, df) * se
+	h := stats.TQuantile(0.95, df) * se
 	want := [2]float64{100 * (math.Exp(mc-mb-h) - 1), 100 * (math.Exp(mc-mb+h) - 1)}
 	iv := ch.Interval
 	if iv == nil || iv.Abs || iv.Level != 0.90 || math.Abs(iv.Lo-want[0]) > 1e-9 || math.Abs(iv.Hi-want[1]) > 1e-9 {
@@ -53,8 +54,8 @@ func TestIntervalMatchesTheTest(t *testing.T) {
 	pc := row(t, p, "mean latency", "Q1").Contender[0]
 	b2, c2 := row(t, p, "mean latency", "Q1").Baseline, pc.Cell
 	d, _ := logRatios(b2, c2)
-	m, v := meanVar(d)
-	h = tq(0.95, 5) * math.Sqrt(v/6)
+	m, v := stats.MeanVar(d)
+	h = stats.TQuantile(0.95, 5) * math.Sqrt(v/6)
 	if pc.Interval == nil || math.Abs(pc.Interval.Lo-100*math.Expm1(m-h)) > 1e-9 || math.Abs(pc.Interval.Hi-100*math.Expm1(m+h)) > 1e-9 {
 		t.Fatalf("paired interval %+v, want the paired t's around %v", pc.Interval, 100*math.Expm1(m))
 	}

@@ -15,11 +15,11 @@ import (
 	"sort"
 	"strings"
 
-	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/routine"
+	"github.com/tsbench/tsbench/stats"
 )
 
 func main() {
@@ -147,12 +147,9 @@ func drift(dir, label string) {
 	side := "n/a"
 	if len(labels) == 2 {
 		x, y := by[labels[0]], by[labels[1]]
-		mx, vx := stat.MeanVariance(x, nil)
-		my, vy := stat.MeanVariance(y, nil)
-		se := math.Sqrt(vx/float64(len(x)) + vy/float64(len(y)))
-		df := math.Pow(vx/float64(len(x))+vy/float64(len(y)), 2) / (math.Pow(vx/float64(len(x)), 2)/float64(len(x)-1) + math.Pow(vy/float64(len(y)), 2)/float64(len(y)-1))
-		p := 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs((my-mx)/se))
-		side = fmt.Sprintf("%s/%s %.3f (Welch p=%.2g)", labels[1], labels[0], math.Exp(my-mx), p)
+		mx, _ := stats.MeanVar(x)
+		my, _ := stats.MeanVar(y)
+		side = fmt.Sprintf("%s/%s %.3f (Welch p=%.2g)", labels[1], labels[0], math.Exp(my-mx), stats.Welch(x, y))
 	}
 	fmt.Printf("| %s | %+.2f%% a run | %s | %s |\n", label, 100*(math.Exp(b)-1), side, strings.Join(cells, ", "))
 }

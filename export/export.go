@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/record"
 )
 
 // Run is one saved run as exported: who it is and its values.
@@ -154,4 +155,11 @@ func byStart(runs []Run) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
+}
+
+// RunOf is a record as an export reads it.
+func RunOf(rec *record.Record) Run {
+	vals, order := compare.RunValues(rec)
+	return Run{ID: rec.ID, Label: rec.Label, StartedAt: rec.StartedAt, DB: rec.Target.DB, Version: rec.Target.Version, Server: rec.Target.Identity(),
+		Fingerprint: rec.Fingerprint, Status: rec.Status, Values: vals, Order: order}
 }

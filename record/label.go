@@ -3,6 +3,7 @@ package record
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -34,4 +35,17 @@ func CheckLabel(label string, saved []Ref) error {
 		}
 	}
 	return nil
+}
+
+// PoolSpan is how far apart a label's runs may have started before
+// compare's pooling of them as one side is said: a weekly job that reuses
+// last week's label pools two weeks.
+const PoolSpan = 24 * time.Hour
+
+// Days is a duration of hours or days in words.
+func Days(d time.Duration) string {
+	if h := d.Hours(); h < 48 {
+		return fmt.Sprintf("%.0f hours", h)
+	}
+	return fmt.Sprintf("%.0f days", d.Hours()/24)
 }

@@ -1,8 +1,14 @@
 package runner
 
 import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/queries"
+	"github.com/tsbench/tsbench/record"
 )
 
 // QueryDraw is one query a run of the plan sends: the phase that sends it
@@ -72,4 +78,63 @@ func (p *Plan) Draws(yield func(QueryDraw) bool) error {
 		}
 	}
 	return nil
+}
+
+// DrawJSON is a query as WriteDraws writes it (bench generate --queries), a JSON line.
+type DrawJSON struct {
+	Phase      string   `json:"phase"`
+	Variant    string   `json:"variant"`
+	Rounds     int      `json:"rounds"`
+	Client     int      `json:"client"`
+	Step       int64    `json:"step"`
+	Family     string   `json:"family"`
+	Devices    []string `json:"devices"`
+	Sensors    []string `json:"sensors"`
+	Start      int64    `json:"start"`
+	End        int64    `json:"end"`
+	ValueBound float64  `json:"value_bound"`
+	Aggregate  string   `json:"aggregate,omitempty"`
+	GroupBy    int64    `json:"group_by,omitempty"`
+	Limit      int64    `json:"limit"`
+	Request    string   `json:"request,omitempty"`
+}
+
+// WriteDraws writes the plan's queries (Draws) to path, a JSON line each,
+// through a temporary file, so that a failure leaves no partial file.
+func (p *Plan) WriteDraws(path string) error {
+	tmp, err := record.CreateTemp(filepath.Dir(path), filepath.Base(path)+".part-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	var werr error
+	err = p.Draws(func(d QueryDraw) bool {
+		q := &d.Query
+		out := DrawJSON{Phase: d.Phase, Variant: d.Variant, Rounds: d.Rounds, Client: d.Client, Step: d.Step, Family: q.Family.ID(),
+			Start: q.Start, End: q.End, ValueBound: q.ValueBound, Aggregate: q.Aggregate, GroupBy: q.GroupBy, Limit: q.Limit, Request: q.Request}
+		for _, dv := range q.Devices {
+			out.Devices = append(out.Devices, dv.Name)
+		}
+		for _, s := range q.Sensors {
+			out.Sensors = append(out.Sensors, s.Name)
+		}
+		werr = enc.Encode(out)
+		return werr == nil
+	})
+	if err == nil {
+		err = werr
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

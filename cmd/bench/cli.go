@@ -11,7 +11,6 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -21,9 +20,8 @@ import (
 	"github.com/tsbench/tsbench/adapters/iotdb"
 	"github.com/tsbench/tsbench/adapters/null"
 	"github.com/tsbench/tsbench/adapters/sqlite"
-	"github.com/tsbench/tsbench/catalog"
 	"github.com/tsbench/tsbench/config"
-	"github.com/tsbench/tsbench/export"
+	"github.com/tsbench/tsbench/pipeline"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
@@ -202,76 +200,40 @@ func addRunFlags(cmd *cobra.Command, rf *runFlags) {
 	f.StringVar(&rf.startAt, "start-at", startAtFlag(), "begin the measured phase at this time (RFC 3339 or Unix seconds; TSBENCH_START_AT sets it): the instances of a distributed run start together; an instance ready after it fails")
 }
 
-// prepare reads a configuration (the loader runs the driver's checks too),
-// finds the database's driver and builds the plan: everything that can
-// reject a run before anything connects.
+// prepare reads a configuration, finds its driver and builds the plan
+// (pipeline.Load): everything that can reject a run before anything
+// connects.
 func prepare(path string, sets []string) (*config.Loaded, *adapters.Driver, *runner.Plan, error) {
-	l, err := config.Load(config.Source{Path: path, Sets: sets, Catalog: registry()})
-	if err != nil {
-		var ce *config.Error
-		var ces config.Errors
-		if errors.As(err, &ce) || errors.As(err, &ces) {
-			return nil, nil, nil, usageError(err)
-		}
-		return nil, nil, nil, usageError(fmt.Errorf("read %s: %w", path, err))
-	}
 	reg, err := sabotaged(registry())
 	if err != nil {
 		return nil, nil, nil, usageError(err)
 	}
-	drv, err := reg.Lookup(l.Config.DBSwitch)
+	p, err := pipeline.Load(path, sets, reg)
 	if err != nil {
-		return nil, nil, nil, usageError(err)
+		return nil, nil, nil, exitOf(err)
 	}
-	plan, err := runner.NewPlan(l.Config)
-	if err != nil {
-		return nil, nil, nil, usageError(err)
-	}
-	if err := plan.UseRequests(drv); err != nil {
-		return nil, nil, nil, usageError(err)
-	}
-	if err := plan.UseTrack(drv); err != nil {
-		return nil, nil, nil, usageError(err)
-	}
-	return l, drv, plan, nil
+	return p.Loaded, p.Driver, p.Plan, nil
 }
 
-// checkRun refuses what a run's configuration names outside the plan
-// that cannot work: checked by a run, its dry run and bench routine before
-// anything is built or started, so that each refuses the same. It returns
-// RESULTS_STORE's destination, or nil.
-func checkRun(c *config.Config) (*export.Dest, error) {
-	// The record is written last: a folder it cannot go into is refused
-	// before the run, not found out after it.
-	if err := checkPath(c.ResultsDir, true); err != nil {
-		return nil, usageError(&config.Error{Key: "RESULTS_DIR", Value: c.ResultsDir, Msg: err.Error(), Valid: "a folder, or a path where one can be made"})
+// exitOf gives a pipeline's error its exit status: bad input is bad
+// usage, anything else a failed run.
+func exitOf(err error) error {
+	var bi *pipeline.BadInput
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &bi):
+		return usageError(err)
 	}
-	if c.ResultsStore == "" {
-		return nil, nil
-	}
-	d, err := export.ParseDest(c.ResultsStore)
-	if err != nil {
-		return nil, usageError(fmt.Errorf("RESULTS_STORE: %w", err))
-	}
-	return &d, nil
+	return failedError(err)
 }
 
-// claim takes the database for this process (Driver.Claim): a second run
-// on the same target is refused at its start, exit 2, naming the holder.
-// Its note (a stale marker taken over, a server that keeps none) goes to
-// stderr.
+// claim takes the database for this process (pipeline.Claim): a second
+// run on the same target is refused at its start, exit 2, naming the
+// holder.
 func claim(ctx context.Context, drv *adapters.Driver, c *config.Config, stderr io.Writer) (release func(), err error) {
-	if drv.Claim == nil {
-		return func() {}, nil
-	}
-	release, note, err := drv.Claim(ctx, c)
-	if err != nil {
-		return nil, usageError(err)
-	}
-	if note != "" {
-		fmt.Fprintf(stderr, "note: %s\n", note)
-	}
-	return release, nil
+	release, err = pipeline.Claim(ctx, drv, c, stderr)
+	return release, exitOf(err)
 }
 
 // formatFlag adds --format for the formats a command writes, its help
@@ -334,59 +296,13 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError(err)
 	}
-	l, drv, plan, err := prepare(rf.config, rf.sets)
-	if err != nil {
-		return err
-	}
-	c := l.Config
-	store, err := checkRun(c)
-	if err != nil {
-		return err
-	}
-	if plan.EarlierData {
-		line, err := earlierData(drv.Name, c, plan)
-		if err != nil {
-			var ce *config.Error
-			if errors.As(err, &ce) {
-				return usageError(err)
-			}
-			return failedError(err)
-		}
-		plan.Notes = append(plan.Notes, line)
-	}
-	startAt, err := parseStartAt(rf.startAt, time.Now())
+	reg, err := sabotaged(registry())
 	if err != nil {
 		return usageError(err)
 	}
-	var saved *catalog.Catalog
-	if rf.label != "" {
-		saved, err = catalog.Open(c.ResultsDir)
-		if err != nil {
-			return failedError(err)
-		}
-		if err := record.CheckLabel(rf.label, saved.Refs()); err != nil {
-			return usageError(err)
-		}
-	}
-	if !rf.dryRun {
-		// A track's compressed documents are decompressed once, before
-		// anything is measured, and its files are checked against it.
-		if err := plan.PrepareTrack(ctx, func(s string) { fmt.Fprintf(stderr, "%s...\n", s) }); err != nil {
-			return usageError(err)
-		}
-	}
-	if saved != nil && rf.annotate == nil { // a routine's labels are its own folder's
-		for _, w := range labelPools(saved.Entries, rf.label, plan.Fingerprint(), time.Now()) {
-			fmt.Fprintf(stderr, "warning: %s\n", w)
-		}
-	}
-	if !rf.dryRun {
-		// Before anything else is printed: the refusal is then the one line.
-		release, err := claim(ctx, drv, c, stderr)
-		if err != nil {
-			return err
-		}
-		defer release()
+	p, err := pipeline.Load(rf.config, rf.sets, reg)
+	if err != nil {
+		return exitOf(err)
 	}
 	// Text and markdown go to stdout with the tables; with csv or json the
 	// tables must stay machine-readable, so the human lines go to stderr.
@@ -394,88 +310,23 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if format.MachineReadable() {
 		human = stderr
 	}
-	fmt.Fprintf(human, "tsbench %s: measuring %s%s\n", toolVersion(), measured(drv, c), where(drv, c))
-	printNotes(l, stderr)
-	for _, n := range plan.Notes {
-		fmt.Fprintf(stderr, "note: %s\n", n)
-	}
-	c.WriteDump(human)
-	size, tooBig := runner.SizeCheck(drv, plan)
-	if tooBig != nil && !rf.dryRun {
-		return usageError(tooBig)
-	}
-	fmt.Fprintln(human, size)
-	if rf.dryRun {
-		plan.Describe(human)
-		plan.DescribeRequests(human)
-		if tooBig != nil {
-			// The plan is shown, and the refusal the run would give.
-			return usageError(tooBig)
-		}
-		return nil
-	}
-	if rf.fresh && drv.Discard != nil {
-		if err := drv.Discard(c); err != nil {
-			var ce *config.Error
-			if errors.As(err, &ce) {
-				return usageError(err)
-			}
-			return failedError(err)
-		}
-	}
-	opts := runner.Options{Log: stderr, Progress: stderr, Terminal: isTerminal(stderr), StartAt: startAt}
+	o := pipeline.Options{Label: rf.label, DryRun: rf.dryRun, StartAt: rf.startAt, Tool: toolVersion(), Annotate: rf.annotate, Fresh: rf.fresh, Env: rf.env,
+		Human: human, Log: stderr, Progress: stderr, Terminal: isTerminal(stderr)}
 	if rf.progress != nil {
-		opts.Progress, opts.Terminal, opts.Announce = rf.progress, false, true
+		o.Progress, o.Terminal, o.Announce = rf.progress, false, true
 	}
-	opts.Env = rf.env
-	res, runErr := runner.Run(ctx, plan, drv, opts)
-	rec := res.Record(l, drv, toolVersion(), rf.label, runErr)
-	if rf.annotate != nil {
-		rf.annotate(rec)
-	}
-	path, indexErr, saveErr := catalog.Save(record.Store{Dir: c.ResultsDir}, rec)
-	if runErr == nil {
+	o.Report = func(rec *record.Record) error {
 		if err := report.WriteRun(stdout, format, rec); err != nil {
-			return failedError(fmt.Errorf("print results: %w", err))
+			return err
 		}
 		writeProse(stderr, format, report.RunTables(rec))
+		return nil
 	}
-	if saveErr != nil {
-		return failedError(saveErr)
-	}
-	fmt.Fprintf(human, "Run record: %s\n", path)
-	warnIndex(stderr, indexErr)
-	if store != nil && !rf.dryRun {
-		exportRun(ctx, human, stderr, *store, rec)
-	}
-	switch {
-	case runErr != nil:
-		return failedError(runErr)
-	case res.Stopped != nil:
-		return failedError(fmt.Errorf("the run stopped early: %v (the record is marked incomplete)", res.Stopped))
-	case rec.Status == record.StatusFailed:
-		return failedError(fmt.Errorf("the run failed: %s (the record keeps everything)", rec.Error))
-	}
-	return nil
-}
-
-func where(drv *adapters.Driver, c *config.Config) string {
-	if drv.Address == nil {
-		return " (" + drv.Description + ")"
-	}
-	return " at " + strings.Join(drv.Address(c), ", ")
+	_, err = p.Run(ctx, o)
+	return exitOf(err)
 }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// measured names the database as the user did: DB_SWITCH=OpenSearch is
-// measured by the Elasticsearch driver, but it is OpenSearch that is measured.
-func measured(drv *adapters.Driver, c *config.Config) string {
-	if c.DBSwitch == "" || strings.EqualFold(c.DBSwitch, drv.Name) {
-		return drv.Name
-	}
-	return fmt.Sprintf("%s (%s driver)", c.DBSwitch, drv.Name)
 }

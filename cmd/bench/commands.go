@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/catalog"
+	"github.com/tsbench/tsbench/pipeline"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
@@ -107,7 +107,7 @@ func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			if c.Distributed() {
 				what = fmt.Sprintf("complete runs of all %d instances", c.BenchmarkInstances)
 			}
-			fmt.Fprintf(stdout, "tsbench %s: verifying %s%s against %s of %s\n", toolVersion(), drv.Name, where(drv, c), what, cfgPath)
+			fmt.Fprintf(stdout, "tsbench %s: verifying %s%s against %s of %s\n", toolVersion(), drv.Name, pipeline.Where(drv, c), what, cfgPath)
 			if err := report.WriteTables(stdout, report.Text, report.RunTables(&record.Record{Verify: v})); err != nil {
 				return failedError(err)
 			}
@@ -183,50 +183,6 @@ func writeProse(stderr io.Writer, f report.Format, tables []report.Table) {
 	for _, l := range report.Prose(tables) {
 		fmt.Fprintln(stderr, l)
 	}
-}
-
-// poolSpan is how far apart a label's runs may have started before
-// compare's pooling of them as one side is said: a weekly job that reuses
-// last week's label pools two weeks.
-const poolSpan = 24 * time.Hour
-
-// labelPools says what a run labelled label joins, when it is not what a
-// user means by one side: runs of another workload (fp; "" unknown yet),
-// or runs that started more than poolSpan before now.
-func labelPools(entries []*catalog.Entry, label, fp string, now time.Time) []string {
-	var out []string
-	n, first := 0, now
-	other, differs := "", false
-	for _, e := range entries {
-		if e.Label != label {
-			continue
-		}
-		n++
-		if e.StartedAt.Before(first) {
-			first = e.StartedAt
-		}
-		if fp != "" && e.Fingerprint != fp && !differs {
-			other, differs = e.Fingerprint, true
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	if age := now.Sub(first); age > poolSpan {
-		out = append(out, fmt.Sprintf("label %s already has %d runs, the first started %s (%s ago): this run joins them, and compare and history pool them as one side; a label of its own (with the date or the commit) keeps them apart", label, n, first.UTC().Format("2006-01-02 15:04Z"), ago(age)))
-	}
-	if differs {
-		out = append(out, fmt.Sprintf("label %s has runs of another workload (fingerprint %s, this run's %s): compare refuses to pool them unless --force", label, other, fp))
-	}
-	return out
-}
-
-// ago is a duration of hours or days in words.
-func ago(d time.Duration) string {
-	if h := d.Hours(); h < 48 {
-		return fmt.Sprintf("%.0f hours", h)
-	}
-	return fmt.Sprintf("%.0f days", d.Hours()/24)
 }
 
 // runsOf lists the runs of every argument, in order.

@@ -15,6 +15,7 @@ import (
 	"github.com/tsbench/tsbench/charts"
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/htmlreport"
+	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 )
 
@@ -160,56 +161,13 @@ func buildComparison(stderr io.Writer, results string, refs []string, opt compar
 	if err != nil {
 		return nil, nil, err
 	}
-	var sides []compare.Side
+	runs := make([][]*record.Record, len(founds))
 	for i, f := range founds {
-		sides = append(sides, compare.SideOf(refs[i], f.Runs))
+		runs[i] = f.Runs
 	}
-	var warnings []string
-	for _, d := range damaged {
-		// In the report too: a damaged record may be a run of one side.
-		warnings = append(warnings, fmt.Sprintf("warning: %v; it is left out, so a side may have one run less", d))
-	}
-	// A label reused a week later pools the weeks: said, not refused.
-	for i, sd := range sides {
-		if len(sd.Runs) < 2 {
-			continue
-		}
-		first, last := sd.Runs[0].StartedAt, sd.Runs[0].StartedAt
-		for _, r := range sd.Runs {
-			if r.StartedAt.Before(first) {
-				first = r.StartedAt
-			}
-			if r.StartedAt.After(last) {
-				last = r.StartedAt
-			}
-		}
-		if span := last.Sub(first); span > poolSpan {
-			warnings = append(warnings, fmt.Sprintf("warning: the %d runs of %s started over %s (%s to %s): they are pooled as one side", len(sd.Runs), refs[i], ago(span), first.UTC().Format("2006-01-02"), last.UTC().Format("2006-01-02")))
-		}
-	}
-	// The same run on two sides compares it with itself: every ratio is 1.
-	seen := map[string]int{}
-	for i, sd := range sides {
-		for _, r := range sd.Runs {
-			if j, ok := seen[r.ID]; ok && j != i {
-				warnings = append(warnings, fmt.Sprintf("warning: run %s is on two sides (%s and %s): it is compared with itself", r.ID, refs[j], refs[i]))
-			}
-			seen[r.ID] = i
-		}
-	}
-	admitted, err := compare.Admit(sides, force)
+	cmp, warnings, err := compare.Build(refs, runs, damaged, opt, force)
 	if err != nil {
 		return nil, nil, usageError(err)
-	}
-	warnings = append(warnings, admitted...)
-	cmp := compare.New(sides[0], sides[1:], opt)
-	for _, d := range slices.Concat(cmp.SameBuild(), cmp.Differences()) {
-		warnings = append(warnings, "warning: "+d)
-	}
-	cmp.Warnings = append(warnings, cmp.Warnings...)
-	if cmp.Unpaired != "" {
-		// The report's notes say how the rows were tested; stderr warns.
-		warnings = append(slices.Clip(warnings), "warning: --paired: "+cmp.Unpaired+"; the runs are tested unpaired")
 	}
 	return cmp, warnings, nil
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/tsbench/tsbench/compare"
-	"github.com/tsbench/tsbench/record"
 	"html"
 	"os"
 	"os/exec"
@@ -12,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/record"
 
 	"github.com/tsbench/tsbench/htmlreport"
 )

@@ -6,49 +6,21 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tsbench/tsbench/catalog"
+	"github.com/tsbench/tsbench/pipeline"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/runner"
 )
 
-// maxStartAhead bounds --start-at: a run waits for it after opening the
-// database (and, unless an instance of a distributed run, cleaning it up).
-const maxStartAhead = 24 * time.Hour
-
 // startAtEnv gives --start-at its value where flags are awkward to vary
 // (a Kubernetes manifest sets it for every pod).
 const startAtEnv = "TSBENCH_START_AT"
-
-// parseStartAt reads --start-at: an RFC 3339 time or Unix seconds. A time
-// already past is refused before anything runs: an instance that starts
-// after the others began would measure a different run.
-func parseStartAt(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		secs, perr := strconv.ParseFloat(s, 64)
-		if perr != nil {
-			return time.Time{}, fmt.Errorf("--start-at=%s is not a time (valid: RFC 3339 such as 2026-12-01T10:00:00Z, or Unix seconds)", s)
-		}
-		t = time.Unix(0, int64(secs*1e9))
-	}
-	if ahead := t.Sub(now); ahead > maxStartAhead {
-		return time.Time{}, fmt.Errorf("--start-at=%s is %s from now, more likely a mistake than a plan: the run would hold its connection and wait (valid: a time within %s)", s, ahead.Round(time.Minute), maxStartAhead)
-	}
-	if late := now.Sub(t); late > 0 {
-		return time.Time{}, fmt.Errorf("--start-at=%s was %s ago: this instance started after the time all instances were to begin (valid: a time in the future; start the instances sooner or give a later time)", s, late.Round(time.Second))
-	}
-	return t, nil
-}
 
 func newMerge(stdout, stderr io.Writer) *cobra.Command {
 	var results, label, format string
@@ -149,7 +121,7 @@ each would delete the others' data: run bench clean once before starting them.`,
 			cleaned := false
 			err = runner.Clean(ctx, plan, drv, func(wait time.Duration) {
 				cleaned = true
-				fmt.Fprintf(stdout, "cleaned %s%s\n", drv.Name, where(drv, c))
+				fmt.Fprintf(stdout, "cleaned %s%s\n", drv.Name, pipeline.Where(drv, c))
 				if wait > 0 {
 					fmt.Fprintf(stderr, "waiting INIT_WAIT_TIME=%d ms for the server to finish the cleanup\n", c.InitWaitMS)
 				}
@@ -158,7 +130,7 @@ each would delete the others' data: run bench clean once before starting them.`,
 			case errors.Is(err, runner.ErrConnect):
 				return failedError(err)
 			case err != nil && !cleaned:
-				return failedError(fmt.Errorf("clean %s%s: %w", drv.Name, where(drv, c), err))
+				return failedError(fmt.Errorf("clean %s%s: %w", drv.Name, pipeline.Where(drv, c), err))
 			case err != nil:
 				return err
 			}

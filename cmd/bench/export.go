@@ -5,13 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/export"
-	"github.com/tsbench/tsbench/record"
 )
 
 func newExport(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
@@ -83,25 +80,4 @@ Elasticsearch store; docs/weekly-regression.md shows the layouts.`,
 	f.StringVarP(&output, "output", "o", "", "with csv or openmetrics: write to this file (atomically) instead of stdout")
 	cmd.MarkFlagRequired("to")
 	return cmd
-}
-
-// runOf is a record as bench export reads it from the index.
-func runOf(rec *record.Record) export.Run {
-	vals, order := compare.RunValues(rec)
-	return export.Run{ID: rec.ID, Label: rec.Label, StartedAt: rec.StartedAt, DB: rec.Target.DB, Version: rec.Target.Version, Server: rec.Target.Identity(),
-		Fingerprint: rec.Fingerprint, Status: rec.Status, Values: vals, Order: order}
-}
-
-// exportRun exports a run just saved into RESULTS_STORE: a store that
-// cannot take it is a warning, since the record is saved and bench export
-// can try again.
-func exportRun(ctx context.Context, human, stderr io.Writer, dest export.Dest, rec *record.Record) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	what, err := dest.Write(ctx, io.Discard, []export.Run{runOf(rec)})
-	if err != nil {
-		fmt.Fprintf(stderr, "warning: RESULTS_STORE: the run was not exported to %s: %v (its record is saved; bench export %s --to URL tries again)\n", dest, err, rec.ID)
-		return
-	}
-	fmt.Fprintf(human, "Exported to %s: %s\n", dest, what)
 }

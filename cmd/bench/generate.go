@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,8 +15,7 @@ import (
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/dataset"
-	"github.com/tsbench/tsbench/record"
-	"github.com/tsbench/tsbench/runner"
+	"github.com/tsbench/tsbench/pipeline"
 )
 
 func newGenerate(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
@@ -72,12 +69,12 @@ queries are written.`,
 					return usageError(err)
 				}
 				out = fl.Config.FilePath
-				if err := checkPath(out, true); out != "" && err != nil {
+				if err := pipeline.CheckPath(out, true); out != "" && err != nil {
 					return usageError(&config.Error{Key: "FILE_PATH", Value: out, Msg: err.Error(), Valid: "a folder, or a path where one can be made"})
 				}
 			}
 			if queryFile != "" {
-				if err := writeDraws(queryFile, plan); err != nil {
+				if err := plan.WriteDraws(queryFile); err != nil {
 					var ce *config.Error
 					if errors.As(err, &ce) {
 						return usageError(err)
@@ -146,63 +143,4 @@ queries are written.`,
 	cmd.Flags().StringVar(&format, "format", "csv", "csv (iot-benchmark's data-set layout, FILE_PATH replays it) or track (a Rally track of a document database's documents, TRACK_PATH replays it)")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
 	return cmd
-}
-
-// draw is a query of bench generate --queries, a JSON line.
-type draw struct {
-	Phase      string   `json:"phase"`
-	Variant    string   `json:"variant"`
-	Rounds     int      `json:"rounds"`
-	Client     int      `json:"client"`
-	Step       int64    `json:"step"`
-	Family     string   `json:"family"`
-	Devices    []string `json:"devices"`
-	Sensors    []string `json:"sensors"`
-	Start      int64    `json:"start"`
-	End        int64    `json:"end"`
-	ValueBound float64  `json:"value_bound"`
-	Aggregate  string   `json:"aggregate,omitempty"`
-	GroupBy    int64    `json:"group_by,omitempty"`
-	Limit      int64    `json:"limit"`
-	Request    string   `json:"request,omitempty"`
-}
-
-// writeDraws writes the plan's queries (runner.Plan.Draws) to path
-// through a temporary file, so that a failure leaves no partial file.
-func writeDraws(path string, plan *runner.Plan) error {
-	tmp, err := record.CreateTemp(filepath.Dir(path), filepath.Base(path)+".part-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	var werr error
-	err = plan.Draws(func(d runner.QueryDraw) bool {
-		q := &d.Query
-		out := draw{Phase: d.Phase, Variant: d.Variant, Rounds: d.Rounds, Client: d.Client, Step: d.Step, Family: q.Family.ID(),
-			Start: q.Start, End: q.End, ValueBound: q.ValueBound, Aggregate: q.Aggregate, GroupBy: q.GroupBy, Limit: q.Limit, Request: q.Request}
-		for _, dv := range q.Devices {
-			out.Devices = append(out.Devices, dv.Name)
-		}
-		for _, s := range q.Sensors {
-			out.Sensors = append(out.Sensors, s.Name)
-		}
-		werr = enc.Encode(out)
-		return werr == nil
-	})
-	if err == nil {
-		err = werr
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

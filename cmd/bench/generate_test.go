@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tsbench/tsbench/runner"
 )
 
 // TestGenerateQueries: bench generate --queries writes the queries a run
@@ -50,7 +52,7 @@ func TestGenerateQueries(t *testing.T) {
 			sc := bufio.NewScanner(f)
 			sc.Buffer(nil, 1<<20)
 			for sc.Scan() {
-				var d draw
+				var d runner.DrawJSON
 				if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
 					t.Fatalf("%s: %v", sc.Text(), err)
 				}

@@ -657,4 +657,9 @@ func TestQueryOnlyRunChecksEarlierData(t *testing.T) {
 		"--set", "OPERATION_PROPORTION=0:1:1:1:1:1:1:1:1:1:1", "--set", "QUERY_ROUNDS=1", "--set", "CHECK_ANSWERS=true"); r.code != 2 || !strings.Contains(r.stderr, "the routine wipes each side's server before every run") {
 		t.Errorf("routine: exit %d, %s", r.code, r.stderr)
 	}
+	// Not chosen, the routine's default leaves such a run unchecked and says why.
+	if r := bench(t, "routine", "-c", "config.properties", "--baseline", "a=embedded", "--contender", "b=embedded", "--aa", "--dry-run", "--out", filepath.Join(dir, "routine2"),
+		"--set", "OPERATION_PROPORTION=0:1:1:1:1:1:1:1:1:1:1", "--set", "QUERY_ROUNDS=1"); r.code != 0 || !strings.Contains(r.stderr, "routine: answers NOT checked: CHECK_ANSWERS of a run that writes nothing checks the data an earlier run wrote") {
+		t.Errorf("routine by default: exit %d, %s", r.code, r.stderr)
+	}
 }

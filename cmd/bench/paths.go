@@ -1,15 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/tsbench/tsbench/pipeline"
 )
 
 // pathFlag says whether a flag of that name names a file the command
@@ -36,44 +32,9 @@ func checkPathFlags(cmd *cobra.Command) error {
 		if !ok || err != nil || f.Value.String() == "" {
 			return
 		}
-		if e := checkPath(f.Value.String(), folder); e != nil {
+		if e := pipeline.CheckPath(f.Value.String(), folder); e != nil {
 			err = usageError(fmt.Errorf("--%s %s: %w", f.Name, f.Value.String(), e))
 		}
 	})
 	return err
 }
-
-// checkPath says why path cannot be a folder (folder) or a file to write:
-// it is the other kind, or a part of it above is a file. A path that does
-// not exist yet is fine: it is created.
-func checkPath(path string, folder bool) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && folder && !fi.IsDir():
-		return errors.New("is a file; give a folder")
-	case err == nil && !folder && fi.IsDir():
-		return errors.New("is a folder; give the name of a file to write")
-	case err == nil:
-		return nil
-	}
-	// Missing, or under a file: the nearest part of the path that exists
-	// must be a folder.
-	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
-		di, err := os.Stat(dir)
-		if err == nil {
-			if !di.IsDir() {
-				return fmt.Errorf("%s is a file, so nothing can be created under it", dir)
-			}
-			return nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
-			return nil // unreadable: the write itself says why
-		}
-		if parent := filepath.Dir(dir); parent == dir {
-			return nil
-		}
-	}
-}
-
-// isNotDir is a stat's error under a file ("afile/x").
-func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,13 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tsbench/tsbench/charts"
 	"github.com/tsbench/tsbench/compare"
-	"github.com/tsbench/tsbench/config"
-	"github.com/tsbench/tsbench/htmlreport"
+	"github.com/tsbench/tsbench/pipeline"
 	"github.com/tsbench/tsbench/provision"
 	"github.com/tsbench/tsbench/record"
-	"github.com/tsbench/tsbench/report"
 	"github.com/tsbench/tsbench/routine"
 	"github.com/tsbench/tsbench/runner"
 )
@@ -182,12 +178,13 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, f routineFlags, stdout,
 		if err != nil {
 			return err
 		}
-		if plan.EarlierData {
-			return usageError(&config.Error{Key: "CHECK_ANSWERS", Value: "true", Msg: "of a run that writes nothing checks the data an earlier run wrote, and the routine wipes each side's server before every run", Valid: "false, or a workload that writes its data"})
-		}
 		// What each run would refuse at its start, refused here (and by --dry-run).
-		if _, err := checkRun(l.Config); err != nil {
-			return err
+		p := &pipeline.Prepared{Loaded: l, Driver: drv, Plan: plan}
+		if err := p.ForRoutine(); err != nil {
+			return exitOf(err)
+		}
+		if err := p.Check(); err != nil {
+			return exitOf(err)
 		}
 		if _, tooBig := runner.SizeCheck(drv, plan); tooBig != nil {
 			return usageError(tooBig)
@@ -304,52 +301,12 @@ func routineReport(f routineFlags, out string, sides []routine.Resolved, provisi
 		return failedError(fmt.Errorf("compare the routine's runs: %w", err))
 	}
 	v := cmp.Decide(f.failAbove, compare.UntestedFail)
-	md, html, txt, js, sumPath := filepath.Join(out, "report.md"), filepath.Join(out, "report.html"), filepath.Join(out, "report.txt"), filepath.Join(out, "report.json"), filepath.Join(out, "summary.txt")
-	pr := report.PR.Tables(cmp)
-	for _, w := range []struct {
-		path  string
-		write func(io.Writer) error
-	}{
-		{md, func(w io.Writer) error { return report.WriteTables(w, report.Markdown, pr) }},
-		{html, func(w io.Writer) error { return htmlreport.Comparison(w, toolVersion(), cmp, pr) }},
-		{js, func(w io.Writer) error { return report.WriteJSON(w, report.ComparisonJSON(cmp)) }},
-		{txt, func(w io.Writer) error { return report.WriteTables(w, report.Text, report.Rally.Tables(cmp)) }},
-	} {
-		var buf bytes.Buffer
-		if err := w.write(&buf); err != nil {
-			return failedError(fmt.Errorf("write %s: %w", w.path, err))
-		}
-		if err := record.WriteFileAtomic(w.path, buf.Bytes()); err != nil {
-			return failedError(fmt.Errorf("write %s: %w", w.path, err))
-		}
+	sum, err := routine.Report{Out: out, Labels: labels, Runs: f.runs, Paired: f.paired, Tool: toolVersion(), Comparison: cmp, Warnings: warnings,
+		Provisioning: provisioning, Timing: tm, Unchecked: f.answers}.Write()
+	if err != nil {
+		return failedError(err)
 	}
-	if err := writePNGs(io.Discard, filepath.Join(out, "charts"), charts.ForComparison(cmp).Charts); err != nil {
-		return err
-	}
-	// The summary: the verdict first, then the servers, where the time
-	// went, what else the runs say, the files; on stdout and in summary.txt.
-	var sum bytes.Buffer
-	design := map[bool]string{false: "Welch's test, unpaired", true: "tested in pairs within blocks"}[f.paired]
-	lines := report.Summary(cmp)
-	fmt.Fprintln(&sum, lines[0])
-	fmt.Fprintf(&sum, "Routine: %s vs %s, %d runs a side in balanced blocks (%s)\n", labels[0], strings.Join(labels[1:], ", "), f.runs, design)
-	for _, l := range slices.Concat(lines[1:], cmp.Lead()) {
-		fmt.Fprintln(&sum, l)
-	}
-	recs, _ := record.Store{Dir: results}.List()
-	st := routine.Summarize(recs)
-	fmt.Fprintf(&sum, "Wall time %s: making the servers ready %s, starting/stopping/wiping them around the runs %s, the runs %s (measured phases %s, lifecycle steps %s, setup and verify %s)\n",
-		(provisioning + tm.Total).Round(time.Second), provisioning.Round(time.Second), tm.Servers.Round(time.Second), tm.Runs.Round(time.Second),
-		st.Measured.Round(time.Second), st.Lifecycle.Round(time.Second), st.Setup.Round(time.Second))
-	fmt.Fprintln(&sum, st.AnswersLine(f.answers))
-	for _, w := range warnings {
-		fmt.Fprintln(&sum, w)
-	}
-	fmt.Fprintf(&sum, "Report: %s (Markdown, PR layout), %s with charts in %s, %s, %s, this summary in %s; records in %s\n", md, html, filepath.Join(out, "charts"), txt, js, sumPath, results)
-	if err := record.WriteFileAtomic(sumPath, sum.Bytes()); err != nil {
-		return failedError(fmt.Errorf("write %s: %w", sumPath, err))
-	}
-	if _, err := stdout.Write(sum.Bytes()); err != nil {
+	if _, err := stdout.Write(sum); err != nil {
 		return err
 	}
 	switch v.Status {
@@ -394,8 +351,11 @@ func answersByDefault(path string, sets []string, stderr io.Writer) (_ []string,
 		return nil, "", err
 	}
 	a, err := routine.AnswersByDefault(l.Config, sets, func(sets []string) error {
-		_, _, _, err := prepare(path, sets)
-		return err
+		l, drv, plan, err := prepare(path, sets)
+		if err != nil {
+			return err
+		}
+		return (&pipeline.Prepared{Loaded: l, Driver: drv, Plan: plan}).ForRoutine()
 	})
 	if err != nil {
 		return nil, "", err

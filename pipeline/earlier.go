@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"fmt"
@@ -29,14 +29,14 @@ func sameTarget(db string, c *config.Config, rec *record.Record) bool {
 	return true
 }
 
-// earlierData finds what a query-only run with CHECK_ANSWERS checks: the
+// EarlierData finds what a query-only run with CHECK_ANSWERS checks: the
 // run of the results folder that last wrote to this run's target, which
 // must have written, whole and alone (IS_DELETE_DATA=true), the data of
 // this plan's data fingerprint. It returns the line that says which run
 // that was, or why the check cannot be made (a *config.Error on
 // CHECK_ANSWERS). Writes that no record of this folder describes (another
 // tool, another results folder) are not seen.
-func earlierData(db string, c *config.Config, plan *runner.Plan) (string, error) {
+func EarlierData(db string, c *config.Config, plan *runner.Plan) (string, error) {
 	refuse := func(msg string) error {
 		return &config.Error{Key: "CHECK_ANSWERS", Value: "true", Msg: "of a run that writes nothing checks the data an earlier run wrote, and " + msg,
 			Valid: "false, or a query-only run after a complete run in the same RESULTS_DIR that wrote this workload's data to the same target with IS_DELETE_DATA=true"}

@@ -342,7 +342,7 @@ func ticksOf(tk plot.Ticker, lo, hi float64) []plot.Tick { return tk.Ticks(lo, h
 
 // Elasticsearch records carry the node's own metrics: a comparison draws
 // them as ratio bars that are never judged. The records are real runs of
-// scripts/es-compare (Elasticsearch 6.8.6 and 8.9.2, one run each).
+// tools/es-compare (Elasticsearch 6.8.6 and 8.9.2, one run each).
 func TestServerMetricsChart(t *testing.T) {
 	var sides []compare.Side
 	for _, l := range []string{"elasticsearch-6.8.6", "elasticsearch-8.9.2"} {

@@ -131,7 +131,7 @@ type Deterministic struct {
 	Name string
 	// Threshold is the change in percent beyond which the figure fails
 	// the gate: a margin over its largest A/A deviation, measured with
-	// scripts/deterministic-spread (docs/weekly-regression.md).
+	// tools/deterministic-spread (docs/weekly-regression.md).
 	Threshold float64
 	// TwoSided fails a change either way (a count that must match);
 	// otherwise only a larger figure fails.

@@ -46,7 +46,7 @@ func TestForNothing(t *testing.T) {
 
 // BenchmarkLateness reports how late Until returns after a 2.5 ms wait,
 // beside the lateness of a plain timer and of nanosleeps alone
-// (lateness-µs/op); docs/performance.md's figures come from scripts/perf.
+// (lateness-µs/op); docs/performance.md's figures come from tools/perf.
 func BenchmarkLateness(b *testing.B) {
 	for _, c := range []struct {
 		name string

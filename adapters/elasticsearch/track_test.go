@@ -14,17 +14,17 @@ import (
 	"github.com/tsbench/tsbench/record"
 )
 
-// makeTrack writes scripts/maketrack's track of n documents into dir.
+// makeTrack writes tools/maketrack's track of n documents into dir.
 func makeTrack(t *testing.T, dir string, n int) {
 	t.Helper()
-	cmd := exec.Command("go", "run", "./scripts/maketrack", "-out", dir, "-docs", fmt.Sprint(n), "-bulk-size", "1000", "-clients", "3")
+	cmd := exec.Command("go", "run", "./tools/maketrack", "-out", dir, "-docs", fmt.Sprint(n), "-bulk-size", "1000", "-clients", "3")
 	cmd.Dir = filepath.Join("..", "..")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("maketrack: %v\n%s", err, out)
 	}
 }
 
-// TestTrackThroughTheBinary ingests a Rally track (scripts/maketrack's
+// TestTrackThroughTheBinary ingests a Rally track (tools/maketrack's
 // http_logs-like corpus, bzip2 as Rally ships it) through the bench binary
 // into the real Elasticsearch and OpenSearch, and into the secured
 // Elasticsearch once through each of two challenges' pipelines (none, and

@@ -9,7 +9,7 @@ import (
 // The TsFile column encodings IoTDB's sessions use for "RPC compression"
 // (ENABLE_IOTDB_RPC_COMPRESSION), written as the TsFile library of the
 // server writes them: adapters/iotdb/testdata/encodings.json holds that
-// library's own output for fixed series (scripts/iotdb-encodings), and the
+// library's own output for fixed series (tools/iotdb-encodings), and the
 // tests compare byte for byte. Each function appends one column, flushed,
 // to dst; none allocates beyond growing dst.
 

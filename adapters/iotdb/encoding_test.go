@@ -60,7 +60,7 @@ func encodeGolden(t testing.TB, c goldenCase) []byte {
 }
 
 // TestEncodingsMatchTsFile compares every encoder with the bytes IoTDB's
-// own TsFile library wrote for the same series (scripts/iotdb-encodings):
+// own TsFile library wrote for the same series (tools/iotdb-encodings):
 // block edges of TS_2DIFF, wrapping deltas, NaN and infinities in GORILLA,
 // RLE's run and group limits.
 func TestEncodingsMatchTsFile(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 )
 
 // floorEnv makes the test binary a minimal tablet client (floorClient)
-// instead of running tests. scripts/perf runs it beside tsbench's IoTDB
+// instead of running tests. tools/perf runs it beside tsbench's IoTDB
 // ingest: the difference in CPU per point is what tsbench itself costs.
 const floorEnv = "TSBENCH_IOTDB_FLOOR"
 

@@ -25,7 +25,7 @@ var calibrationDelay = loopback.Delay{Base: time.Millisecond, Jitter: time.Milli
 
 // CI's bounds on what tsbench may add to a latency beyond what the minimal
 // client adds in the same case, generous for a shared two-core machine:
-// they catch a tool that adds milliseconds. scripts/perf
+// they catch a tool that adds milliseconds. tools/perf
 // reports the tight figures (targets: 50 µs at the median, 1 ms at P99.9).
 const (
 	addedMedianBound = time.Millisecond
@@ -69,7 +69,7 @@ func TestCalibration(t *testing.T) {
 				rows, problems = calibrate(t, c.clients, loop, c.rate)
 				if len(problems) == 0 || attempt == calibrationAttempts {
 					for _, row := range rows {
-						t.Log("calibration: " + row) // a row of docs/performance.md's table (scripts/perf collects them)
+						t.Log("calibration: " + row) // a row of docs/performance.md's table (tools/perf collects them)
 					}
 					break
 				}

@@ -14,7 +14,7 @@ import (
 // TestKubernetesManifestsAgree checks what a schema cannot: the Indexed
 // Job runs as many pods as the ConfigMap's config has instances, every pod
 // at once, and that config is one bench accepts (a dry run of it plans a
-// distributed run). scripts/kube-validate checks the manifests' schema.
+// distributed run). tools/kube-validate checks the manifests' schema.
 func TestKubernetesManifestsAgree(t *testing.T) {
 	dir := filepath.Join("..", "..", "deploy", "kubernetes")
 	read := func(name string, v any) {

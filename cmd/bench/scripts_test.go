@@ -11,12 +11,13 @@ import (
 )
 
 // TestDocumentedScriptsAreExecutable checks that every script the README or
-// docs tell users to run carries its run bit in git: a fresh clone gets
+// docs tell users to run (scripts/, the product's; tools/, the proofs and
+// measurements) carries its run bit in git: a fresh clone gets
 // exactly what git records, and `scripts/iotdb start` failed there once
 // because the bit lived only in a working tree.
 func TestDocumentedScriptsAreExecutable(t *testing.T) {
 	root := filepath.Join("..", "..")
-	out, err := exec.Command("git", "-C", root, "ls-files", "-s", "scripts").Output()
+	out, err := exec.Command("git", "-C", root, "ls-files", "-s", "scripts", "tools").Output()
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("git ls-files: %v (CI runs in a clone, so git must answer)", err)
@@ -34,7 +35,7 @@ func TestDocumentedScriptsAreExecutable(t *testing.T) {
 	docs = append(docs, filepath.Join(root, "README.md"))
 	// A script is run as a command when the docs name it at the start of a
 	// line, after a space, a backtick or a parenthesis: not inside a longer path.
-	ref := regexp.MustCompile("(?m)(?:^|[ `(])(scripts/[A-Za-z0-9_.-]+)")
+	ref := regexp.MustCompile("(?m)(?:^|[ `(])((?:scripts|tools)/[A-Za-z0-9_.-]+)")
 	used := map[string]bool{}
 	for _, d := range docs {
 		b, err := os.ReadFile(d)
@@ -47,8 +48,8 @@ func TestDocumentedScriptsAreExecutable(t *testing.T) {
 			}
 		}
 	}
-	if !used["scripts/test"] || !used["scripts/iotdb"] {
-		t.Fatalf("the docs should name scripts/test and scripts/iotdb; found %v", used)
+	if !used["scripts/test"] || !used["scripts/iotdb"] || !used["tools/gate-proof"] {
+		t.Fatalf("the docs should name scripts/test, scripts/iotdb and tools/gate-proof; found %v", used)
 	}
 	var names []string
 	for s := range used {

@@ -1,7 +1,7 @@
 // Package headline reads a run record's headline figures — the ingestion
 // throughput (documents/s for a document database) and every operation's
 // median latency — for the scripts that study run-to-run spread
-// (scripts/runsaside, scripts/pairsaside): scripts only.
+// (tools/runsaside, tools/pairsaside): scripts only.
 package headline
 
 import (

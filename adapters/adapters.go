@@ -346,9 +346,6 @@ func (d Driver) Validate(c *config.Config) config.Errors {
 		// iot-benchmark: "DEVICE_NUM_PER_WRITE is only supported in IoTDB".
 		errs = append(errs, &config.Error{Key: "DEVICE_NUM_PER_WRITE", Value: fmt.Sprint(c.DevicesPerWrite), Msg: fmt.Sprintf("is more than 1, but %s writes one device a request", d.Name), Valid: "1"})
 	}
-	if c.CheckAnswers && !d.Can.Answer {
-		errs = append(errs, &config.Error{Key: "CHECK_ANSWERS", Value: "true", Msg: fmt.Sprintf("%s returns no answers to check (it stores nothing)", d.Name), Valid: "false"})
-	}
 	if c.Verify && !d.Can.Count {
 		errs = append(errs, &config.Error{Key: "VERIFY", Value: "true", Msg: fmt.Sprintf("%s cannot count the points it holds", d.Name), Valid: "false"})
 	}

@@ -74,6 +74,11 @@ func Load(path string, sets []string, reg adapters.Registry) (*Prepared, error) 
 	if err := plan.UseTrack(drv); err != nil {
 		return nil, bad(err)
 	}
+	if l.Config.CheckAnswers {
+		if err := runner.AnswersApply(plan, drv, false); err != nil {
+			return nil, bad(err)
+		}
+	}
 	return &Prepared{Loaded: l, Driver: drv, Plan: plan}, nil
 }
 
@@ -103,8 +108,10 @@ func (p *Prepared) Check() error {
 // a query-only run's CHECK_ANSWERS checks data an earlier run wrote, and
 // the routine wipes each side's server before every run.
 func (p *Prepared) ForRoutine() error {
-	if p.Plan.EarlierData {
-		return bad(&config.Error{Key: "CHECK_ANSWERS", Value: "true", Msg: "of a run that writes nothing checks the data an earlier run wrote, and the routine wipes each side's server before every run", Valid: "false, or a workload that writes its data"})
+	if p.Loaded.Config.CheckAnswers {
+		if err := runner.AnswersApply(p.Plan, p.Driver, true); err != nil {
+			return bad(err)
+		}
 	}
 	return nil
 }

@@ -132,9 +132,12 @@ type Answers struct {
 
 // AnswersByDefault turns CHECK_ANSWERS on for the routine's runs unless c
 // (loaded with sets) chose: a contender must not win by being wrong. load
-// tries a set of keys as the runs would load them; where CHECK_ANSWERS is
-// refused (a mixed phase, a run that writes nothing) the routine goes on
-// unchecked and says why; any other refusal is returned.
+// tries a set of keys as the runs would load them, asking the one function
+// that decides whether answers can be checked (the command's
+// runner.AnswersApply, as a routine runs them); where it refuses
+// CHECK_ANSWERS (a mixed phase, a run that writes nothing, a database that
+// returns no answers) the routine goes on unchecked and says why; any
+// other refusal is returned.
 func AnswersByDefault(c *config.Config, sets []string, load func(sets []string) error) (Answers, error) {
 	if c.Given["CHECK_ANSWERS"] {
 		a := Answers{Sets: sets, Chosen: true}

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 
+	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/config"
 )
 
@@ -10,23 +11,40 @@ import (
 // cannot say what a query should return: the check would then fail good
 // answers or, worse, be skipped without a word.
 func (p *Plan) checkAnswerKeys() error {
-	c := p.Config
-	if !c.CheckAnswers {
+	if !p.Config.CheckAnswers {
 		return nil
 	}
-	refuse := func(msg, valid string) error {
+	if err := AnswersApply(p, nil, false); err != nil {
+		return err
+	}
+	// A query-only run: its queries read what an earlier run wrote, which
+	// the caller finds and holds to this run's data fingerprint.
+	p.EarlierData = p.Counts[Write] == 0
+	return nil
+}
+
+// AnswersApply says whether CHECK_ANSWERS can check the answers of this
+// plan's runs on drv (nil: not chosen yet), as a run alone makes them or,
+// with routine, as bench routine does (it wipes each side's server before
+// every run): nil when it can, else why not, as the refusal of the key. It
+// is the one place this is decided: the plan's validation, the pipeline's
+// load and the routine's default ask it.
+func AnswersApply(p *Plan, drv *adapters.Driver, routine bool) *config.Error {
+	c := p.Config
+	refuse := func(msg, valid string) *config.Error {
 		return &config.Error{Key: "CHECK_ANSWERS", Value: "true", Msg: msg, Valid: valid}
 	}
 	switch {
 	case c.CheckAnswersRatio <= 0:
 		return &config.Error{Key: "CHECK_ANSWERS_RATIO", Value: fmt.Sprint(c.CheckAnswersRatio), Msg: "checks no query while CHECK_ANSWERS=true", Valid: "0 < ratio ≤ 1, or CHECK_ANSWERS=false"}
+	case drv != nil && !drv.Can.Answer:
+		return refuse(fmt.Sprintf("%s returns no answers to check (it stores nothing)", drv.Name), "false")
 	case !c.Rounds() && p.Counts[Write] > 0:
 		return refuse("needs query rounds after the ingest (QUERY_ROUNDS ≥ 1): in the mixed phase (QUERY_ROUNDS=0) queries run while the data is being written, so their answers depend on what happened to be stored", "false, or QUERY_ROUNDS ≥ 1")
+	case p.Counts[Write] == 0 && routine:
+		return refuse("of a run that writes nothing checks the data an earlier run wrote, and the routine wipes each side's server before every run", "false, or a workload that writes its data")
 	case p.Counts[Write] == 0:
-		// A query-only run: its queries read what an earlier run wrote,
-		// which the command finds in the results folder and holds to this
-		// run's data fingerprint (Plan.EarlierData).
-		p.EarlierData = true
+		return nil // a query-only run: the data an earlier run wrote
 	case !c.DeleteData:
 		return refuse("cannot check data that IS_DELETE_DATA=false keeps from earlier runs, which the model of this workload does not describe", "false, or IS_DELETE_DATA=true")
 	case c.Distributed():

@@ -376,7 +376,7 @@ func New(base Side, contenders []Side, opt Options) *Comparison {
 		}
 		if len(c.Values) > 0 {
 			c.OK = true
-			c.Median = median(c.Values)
+			c.Median = stats.Median(c.Values)
 		}
 		return c
 	}
@@ -435,7 +435,7 @@ func serverRows(base Side, contenders []Side, opt Options) []Row {
 			}
 		}
 		if len(c.Values) > 0 {
-			c.OK, c.Median = true, median(c.Values)
+			c.OK, c.Median = true, stats.Median(c.Values)
 		}
 		return c
 	}

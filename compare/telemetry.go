@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/stats"
 	"github.com/tsbench/tsbench/telemetry"
 )
 
@@ -106,7 +107,7 @@ func telemetryRows(base Side, contenders []Side, opt Options) []Row {
 			}
 		}
 		if len(c.Values) > 0 {
-			c.OK, c.Median = true, median(c.Values)
+			c.OK, c.Median = true, stats.Median(c.Values)
 		}
 		return c
 	}

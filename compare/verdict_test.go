@@ -169,7 +169,7 @@ func TestNothingGatedIsNotAPass(t *testing.T) {
 // sums that differ in their last bits are no change.
 func TestNearZeroAndDust(t *testing.T) {
 	m := Metric{Name: "WAL size", Direction: Neutral}
-	mk := func(v ...float64) Cell { return Cell{Values: v, Median: median(v), OK: true} }
+	mk := func(v ...float64) Cell { return Cell{Values: v, Median: stats.Median(v), OK: true} }
 	ch := judge(m, mk(2.86e-5, 2.86e-5), mk(2.89, 2.9), Options{}, "")
 	if !math.IsNaN(ch.DiffPct) || !math.IsNaN(ch.Ratio) || ch.Note != "from ~0" {
 		t.Fatalf("from ~0: %+v", ch)

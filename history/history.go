@@ -18,6 +18,7 @@ import (
 	"github.com/tsbench/tsbench/changepoint"
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/stats"
 )
 
 // DefaultMetrics are the metrics a history follows unless told: the gated
@@ -219,7 +220,7 @@ func BuildFor(runs []Run, metrics []string, want Want, o changepoint.Options) (*
 			}
 		}
 		for k, vs := range perKey {
-			points[k] = append(points[k], Point{Label: g.label, At: g.at, Runs: len(vs), Value: median(vs), Min: slices.Min(vs), Max: slices.Max(vs), RunsValues: vs})
+			points[k] = append(points[k], Point{Label: g.label, At: g.at, Runs: len(vs), Value: stats.Median(vs), Min: slices.Min(vs), Max: slices.Max(vs), RunsValues: vs})
 		}
 	}
 	// Series in the metrics' order given, then as the runs list them.
@@ -322,14 +323,6 @@ func (h *History) Regressions(newest int, abovePct float64) []string {
 		}
 	}
 	return out
-}
-
-func median(v []float64) float64 {
-	s := slices.Sorted(slices.Values(v))
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func joinQuoted(names []string) string {

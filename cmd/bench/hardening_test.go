@@ -423,14 +423,7 @@ func TestCopiedRecordCountsOnce(t *testing.T) {
 // otherwise), and the prose is on stderr.
 func TestCSVIsOneTable(t *testing.T) {
 	dir := t.TempDir()
-	for i, label := range []string{"base", "base", "base", "pr", "pr", "pr"} {
-		rec := recordtest.Sample()
-		rec.ID = fmt.Sprintf("20261130T0900%02dZ-abc%03d", i, i)
-		rec.Label = label
-		if _, err := (record.Store{Dir: dir}).Save(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
+	saveSamples(t, dir, "base", "base", "base", "pr", "pr", "pr")
 	for _, args := range [][]string{
 		{"compare", "base", "pr", "--fail-above", "10"},
 		{"compare", "base", "pr", "--layout", "pr"},
@@ -541,14 +534,7 @@ func TestShortDataSetRefused(t *testing.T) {
 // stderr's, and the report says in its notes how the rows were tested.
 func TestPairedWarningOnStderr(t *testing.T) {
 	dir := t.TempDir()
-	for i, label := range []string{"base", "base", "base", "pr", "pr", "pr"} {
-		rec := recordtest.Sample()
-		rec.ID = fmt.Sprintf("20261130T0900%02dZ-abc%03d", i, i)
-		rec.Label = label
-		if _, err := (record.Store{Dir: dir}).Save(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
+	saveSamples(t, dir, "base", "base", "base", "pr", "pr", "pr")
 	r := bench(t, "compare", "base", "pr", "--paired", "--results", dir)
 	warning := "warning: --paired: run 20261130T090000Z-abc000 of base was not made by bench routine (it has no block); the runs are tested unpaired"
 	if r.code != 0 || !strings.Contains(r.stderr, warning) || strings.Contains(r.stdout, "warning: --paired") ||
@@ -661,5 +647,19 @@ func TestQueryOnlyRunChecksEarlierData(t *testing.T) {
 	if r := bench(t, "routine", "-c", "config.properties", "--baseline", "a=embedded", "--contender", "b=embedded", "--aa", "--dry-run", "--out", filepath.Join(dir, "routine2"),
 		"--set", "OPERATION_PROPORTION=0:1:1:1:1:1:1:1:1:1:1", "--set", "QUERY_ROUNDS=1"); r.code != 0 || !strings.Contains(r.stderr, "routine: answers NOT checked: CHECK_ANSWERS of a run that writes nothing checks the data an earlier run wrote") {
 		t.Errorf("routine by default: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// saveSamples saves recordtest.Sample into dir once a label, each under an
+// id of its own: runs of known numbers for the commands that read them.
+func saveSamples(t *testing.T, dir string, labels ...string) {
+	t.Helper()
+	for i, label := range labels {
+		rec := recordtest.Sample()
+		rec.ID = fmt.Sprintf("20261130T0900%02dZ-abc%03d", i, i)
+		rec.Label = label
+		if _, err := (record.Store{Dir: dir}).Save(rec); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

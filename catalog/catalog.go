@@ -636,6 +636,29 @@ func (c *Catalog) Resolve(refs []string) ([]record.Found, error) {
 	return out, nil
 }
 
+// Sides is Resolve for a comparison: each argument's runs (a side), the
+// folder's damaged records, and the notes said where an argument could
+// have named other runs (a label that is also the start of run ids).
+func (c *Catalog) Sides(refs []string) (runs [][]*record.Record, damaged []error, notes []string, err error) {
+	founds, err := c.Resolve(refs)
+	for _, f := range founds {
+		if f.Damaged != nil {
+			damaged = f.Damaged
+			break
+		}
+	}
+	if err != nil {
+		return nil, damaged, nil, err
+	}
+	for _, f := range founds {
+		runs = append(runs, f.Runs)
+		if f.Note != "" {
+			notes = append(notes, f.Note)
+		}
+	}
+	return runs, damaged, notes, nil
+}
+
 // Load reads an entry's record whole.
 func (c *Catalog) Load(e *Entry) (*record.Record, error) {
 	return record.Load(filepath.Join(c.Dir, e.File))

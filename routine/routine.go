@@ -3,9 +3,11 @@
 // ref built once per commit), the runs of every side in balanced blocks,
 // each on a server of its own with fresh state, every record marked with
 // its side, block and position and the server it measured — and refuses to
-// start when two sides are one build, unless an A/A is declared. The runs
-// and the comparison themselves are the bench command's: they come in as
-// functions, so the routine measures exactly what bench run measures.
+// start when two sides are one build, unless an A/A is declared. Each run
+// is package pipeline's, as bench run makes it, so the routine measures
+// exactly what bench run measures; the comparison is package compare's, as
+// bench compare makes it. Request is the whole routine as the command
+// takes it; Run is its loop of runs.
 package routine
 
 import (

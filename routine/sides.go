@@ -1,15 +1,15 @@
 package routine
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/tsbench/tsbench/compare"
-	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/pipeline"
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/runner"
 )
 
 // ParseSides reads the baseline and the contenders (NAME=SERVER each),
@@ -130,29 +130,23 @@ type Answers struct {
 	Chosen    bool     // the configuration or a --set chose, not the routine
 }
 
-// AnswersByDefault turns CHECK_ANSWERS on for the routine's runs unless c
-// (loaded with sets) chose: a contender must not win by being wrong. load
-// tries a set of keys as the runs would load them, asking the one function
-// that decides whether answers can be checked (the command's
-// runner.AnswersApply, as a routine runs them); where it refuses
-// CHECK_ANSWERS (a mixed phase, a run that writes nothing, a database that
-// returns no answers) the routine goes on unchecked and says why; any
-// other refusal is returned.
-func AnswersByDefault(c *config.Config, sets []string, load func(sets []string) error) (Answers, error) {
+// AnswersByDefault turns CHECK_ANSWERS on for the routine's runs unless
+// the configuration (p, loaded with sets) chose: a contender must not win
+// by being wrong. Where the one function that decides it
+// (runner.AnswersApply, as a routine runs) says the answers cannot be
+// checked (a mixed phase, a run that writes nothing, a database that
+// returns no answers), the routine goes on unchecked and says why.
+func AnswersByDefault(p *pipeline.Prepared, sets []string) Answers {
+	c := p.Loaded.Config
 	if c.Given["CHECK_ANSWERS"] {
 		a := Answers{Sets: sets, Chosen: true}
 		if !c.CheckAnswers {
 			a.Unchecked = "CHECK_ANSWERS=false in the configuration"
 		}
-		return a, nil
+		return a
 	}
-	with := append(slices.Clone(sets), "CHECK_ANSWERS=true")
-	if err := load(with); err != nil {
-		var ce *config.Error
-		if errors.As(err, &ce) && strings.HasPrefix(ce.Key, "CHECK_ANSWERS") {
-			return Answers{Sets: sets, Unchecked: "CHECK_ANSWERS " + ce.Msg}, nil
-		}
-		return Answers{}, err
+	if err := runner.AnswersApply(p.Plan, p.Driver, true); err != nil {
+		return Answers{Sets: sets, Unchecked: "CHECK_ANSWERS " + err.Msg}
 	}
-	return Answers{Sets: with}, nil
+	return Answers{Sets: append(slices.Clone(sets), "CHECK_ANSWERS=true")}
 }

@@ -2,14 +2,18 @@ package routine
 
 import (
 	"errors"
-	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/adapters/null"
+	"github.com/tsbench/tsbench/adapters/sqlite"
 	"github.com/tsbench/tsbench/config"
-	"github.com/tsbench/tsbench/internal/configtest"
 	"github.com/tsbench/tsbench/metrics"
+	"github.com/tsbench/tsbench/pipeline"
 	"github.com/tsbench/tsbench/record"
 )
 
@@ -112,15 +116,10 @@ func TestSameBuildsSeen(t *testing.T) {
 }
 
 func TestAnswersByDefault(t *testing.T) {
-	// The command's load runs the plan's checks too (runner.NewPlan), which
-	// refuse CHECK_ANSWERS where no model exists, with the key named: this
-	// stands in for them on the mixed phase.
-	load := func(sets []string) error {
-		l, err := configtest.Try(nil, sets...)
-		if err == nil && l.Config.QueryRounds == 0 && l.Config.CheckAnswers {
-			return fmt.Errorf("load: %w", &config.Error{Key: "CHECK_ANSWERS", Value: "true", Msg: "has no model in the mixed phase"})
-		}
-		return err
+	reg := adapters.Registry{sqlite.Driver(), null.Driver()}
+	file := filepath.Join(t.TempDir(), "c.properties")
+	if err := os.WriteFile(file, []byte("LOOP=10\nDEVICE_NUMBER=2\nDATA_CLIENT_NUMBER=1\nOPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0\nSQLITE_PATH="+filepath.Join(t.TempDir(), "db")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name      string
@@ -132,23 +131,20 @@ func TestAnswersByDefault(t *testing.T) {
 		{name: "the routine turns it on", sets: []string{"QUERY_ROUNDS=1"}, on: true},
 		{name: "the config chose it", sets: []string{"QUERY_ROUNDS=1", "CHECK_ANSWERS=true"}, on: true, chosen: true},
 		{name: "the config chose against", sets: []string{"QUERY_ROUNDS=1", "CHECK_ANSWERS=false"}, unchecked: "CHECK_ANSWERS=false in the configuration", chosen: true},
-		{name: "no model: the mixed phase", sets: []string{"QUERY_ROUNDS=0"}, unchecked: "CHECK_ANSWERS has no model in the mixed phase"},
+		{name: "no model: the mixed phase", sets: []string{"QUERY_ROUNDS=0"}, unchecked: "CHECK_ANSWERS needs query rounds"},
+		{name: "no answers: Null", sets: []string{"QUERY_ROUNDS=1", "DB_SWITCH=Null"}, unchecked: "CHECK_ANSWERS Null returns no answers"},
+		{name: "query-only: the routine wipes", sets: []string{"QUERY_ROUNDS=1", "OPERATION_PROPORTION=0:1:0:0:0:0:0:0:0:0:0"}, unchecked: "CHECK_ANSWERS of a run that writes nothing"},
 	} {
-		a, err := AnswersByDefault(configtest.Load(t, nil, c.sets...), c.sets, load)
+		p, err := pipeline.Load(file, c.sets, reg)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
+		a := AnswersByDefault(p, c.sets)
 		on := strings.Contains(strings.Join(a.Sets, " "), "CHECK_ANSWERS=true")
 		if on != c.on || a.Chosen != c.chosen || !strings.HasPrefix(a.Unchecked, c.unchecked) || (c.unchecked == "") != (a.Unchecked == "") {
 			t.Errorf("%s: %+v", c.name, a)
 		}
-	}
-	// Another refusal is the configuration's error, not a reason to go on
-	// unchecked.
-	refuse := errors.New("LOOP: refused")
-	if _, err := AnswersByDefault(configtest.Load(t, nil, "QUERY_ROUNDS=1"), nil, func([]string) error { return refuse }); !errors.Is(err, refuse) {
-		t.Errorf("another refusal: %v", err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,11 +33,11 @@ file. With --format json one run is its record, several are an array of them.`,
 			if err != nil {
 				return usageError(err)
 			}
-			founds, _, err := resolveRuns(stderr, results, args, true)
+			sides, _, err := resolveRuns(stderr, results, args, true)
 			if err != nil {
 				return err
 			}
-			runs := runsOf(founds)
+			runs := slices.Concat(sides...)
 			if f == report.JSON && len(runs) > 1 {
 				// One JSON document: the records in an array.
 				if err := report.WriteJSON(stdout, runs); err != nil {
@@ -142,36 +143,26 @@ func newVersion(stdout io.Writer) *cobra.Command {
 	}
 }
 
-// resolveRuns finds the runs each argument names by the results folder's
-// index, reading whole only the records named. The folder's damaged files are named when an argument names
-// nothing, and otherwise with warn (compare reports them itself); a note is
-// said where an argument could have named other runs (a label that is also
-// the start of run ids).
-func resolveRuns(stderr io.Writer, results string, refs []string, warn bool) ([]record.Found, []error, error) {
+// resolveRuns finds the runs of each argument (a side) by the results
+// folder's index (catalog.Sides). The folder's damaged files are named when
+// an argument names nothing, and otherwise with warn (compare reports them
+// itself).
+func resolveRuns(stderr io.Writer, results string, refs []string, warn bool) ([][]*record.Record, []error, error) {
 	c, err := openResults(stderr, results)
 	if err != nil {
 		return nil, nil, err
 	}
-	founds, err := c.Resolve(refs)
-	var damaged []error
-	for _, f := range founds {
-		if f.Damaged != nil {
-			damaged = f.Damaged
-			break
-		}
-	}
+	runs, damaged, notes, err := c.Sides(refs)
 	if err != nil || warn {
 		warnDamaged(stderr, damaged)
 	}
 	if err != nil {
 		return nil, damaged, usageError(err)
 	}
-	for _, f := range founds {
-		if f.Note != "" {
-			fmt.Fprintf(stderr, "note: %s\n", f.Note)
-		}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
-	return founds, damaged, nil
+	return runs, damaged, nil
 }
 
 // writeProse writes to stderr, for a CSV, what its one table leaves out:
@@ -183,15 +174,6 @@ func writeProse(stderr io.Writer, f report.Format, tables []report.Table) {
 	for _, l := range report.Prose(tables) {
 		fmt.Fprintln(stderr, l)
 	}
-}
-
-// runsOf lists the runs of every argument, in order.
-func runsOf(founds []record.Found) []*record.Record {
-	var out []*record.Record
-	for _, f := range founds {
-		out = append(out, f.Runs...)
-	}
-	return out
 }
 
 // openResults reads the results folder's index (brought up to date with

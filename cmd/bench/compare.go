@@ -15,7 +15,6 @@ import (
 	"github.com/tsbench/tsbench/charts"
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/htmlreport"
-	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
 )
 
@@ -157,13 +156,9 @@ judges untestable rows by their ratio instead).`,
 // the warnings are in the comparison for every report, and returned for
 // stderr.
 func buildComparison(stderr io.Writer, results string, refs []string, opt compare.Options, force bool) (*compare.Comparison, []string, error) {
-	founds, damaged, err := resolveRuns(stderr, results, refs, false)
+	runs, damaged, err := resolveRuns(stderr, results, refs, false)
 	if err != nil {
 		return nil, nil, err
-	}
-	runs := make([][]*record.Record, len(founds))
-	for i, f := range founds {
-		runs[i] = f.Runs
 	}
 	cmp, warnings, err := compare.Build(refs, runs, damaged, opt, force)
 	if err != nil {

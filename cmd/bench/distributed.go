@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,13 +49,13 @@ tsbench builds or databases, the same instance twice, and missing instances
 				return usageError(err)
 			}
 			store := record.Store{Dir: results}
-			founds, _, err := resolveRuns(stderr, results, args, true)
+			sides, _, err := resolveRuns(stderr, results, args, true)
 			if err != nil {
 				return err
 			}
 			var recs []*record.Record
 			seen := map[string]bool{}
-			for _, r := range runsOf(founds) {
+			for _, r := range slices.Concat(sides...) {
 				if !seen[r.ID] {
 					seen[r.ID] = true
 					recs = append(recs, r)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -31,11 +32,11 @@ and round), and cold vs warm rounds per query class when a run has two rounds.
 server-cpu.png, server-memory.png).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			founds, _, err := resolveRuns(stderr, results, args, true)
+			sides, _, err := resolveRuns(stderr, results, args, true)
 			if err != nil {
 				return err
 			}
-			runs := runsOf(founds)
+			runs := slices.Concat(sides...)
 			var buf bytes.Buffer
 			if err := htmlreport.Runs(&buf, toolVersion(), runs); err != nil {
 				return failedError(err)

@@ -1,0 +1,312 @@
+package routine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/catalog"
+	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/pipeline"
+	"github.com/tsbench/tsbench/provision"
+	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/report"
+	"github.com/tsbench/tsbench/runner"
+)
+
+// Request is a whole routine as bench routine takes it: the configuration,
+// the sides, the runs and the gate. Do makes it.
+type Request struct {
+	Config             string   // the config.properties of every side
+	Sets, SideSets     []string // --set KEY=VALUE, --side-set NAME:KEY=VALUE
+	Baseline           string   // NAME=SERVER
+	Contenders         []string // NAME=SERVER each
+	Runs               int      // runs a side (rounded up to even)
+	Seed               uint64   // --order-seed
+	SeedGiven          bool     // false: the seed is drawn from the clock
+	Out                string   // the routine's folder ("": routine-<UTC time>)
+	FailAbove          float64  // the gate's limit, percent
+	Compare            compare.Options
+	AA, KeepState      bool
+	DryRun             bool
+	Build              Build  // how a git side is built
+	Properties         string // extra IoTDB server settings
+	Registry           adapters.Registry
+	Bench              string // the bench binary: the servers' lifecycle commands call it
+	Tool               string // the tsbench build's version, in the records and the report
+	Stdout, Log        io.Writer
+	unchecked          string // why the runs' answers are not checked, when they are not
+	base               []string
+	perSide            map[string][]string
+	labels             []string
+	provisioning, runs time.Duration
+}
+
+// Do makes the routine: it refuses what it cannot run before any side is
+// built (a *pipeline.BadInput), makes every side's server ready, runs the
+// sides in balanced blocks and writes the report, whose verdict it
+// returns (nil for a dry run). Any other error is a side that could not
+// be made or a run that failed (its record saved).
+func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
+	if r.Config == "" {
+		return nil, bad(errors.New("give a config file with -c, e.g. bench routine -c weekly.properties --baseline master=iotdb:2.0.10 --contender pr=DIR"))
+	}
+	if r.Baseline == "" || len(r.Contenders) == 0 {
+		return nil, bad(errors.New("give --baseline NAME=SERVER and at least one --contender NAME=SERVER"))
+	}
+	runs, note, err := EvenRuns(r.Runs)
+	if err != nil {
+		return nil, bad(err)
+	}
+	if note != "" {
+		fmt.Fprintf(r.Log, "note: %s\n", note)
+	}
+	r.Runs = runs
+	if err := r.Compare.Check(r.FailAbove, true, compare.UntestedFail); err != nil {
+		return nil, bad(err)
+	}
+	sides, err := ParseSides(r.Baseline, r.Contenders)
+	if err != nil {
+		return nil, bad(err)
+	}
+	if r.perSide, err = SideSets(r.SideSets, sides); err != nil {
+		return nil, bad(err)
+	}
+	if !r.SeedGiven {
+		r.Seed = uint64(time.Now().UnixNano())
+	}
+	if r.Out == "" {
+		r.Out = "routine-" + time.Now().UTC().Format("20060102T150405Z")
+	}
+	if r.Out, err = filepath.Abs(r.Out); err != nil {
+		return nil, bad(err)
+	}
+	if err := CheckOut(r.Out); err != nil {
+		return nil, bad(err)
+	}
+	port, commands, err := r.check(sides)
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := r.resolve(ctx, sides, commands)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckBuilds(resolved, r.AA); err != nil {
+		return nil, bad(err)
+	}
+	if r.DryRun {
+		fmt.Fprintf(r.Stdout, "Routine: %d runs a side in balanced blocks (--order-seed %d), into %s\n", r.Runs, r.Seed, r.Out)
+		for i, sl := range Order(len(resolved), r.Runs, r.Seed) {
+			fmt.Fprintf(r.Stdout, "  run %d: side %s (block %d, position %d)\n", i+1, resolved[sl.Side].Name, sl.Block, sl.Position)
+		}
+		return nil, nil
+	}
+	// Only now, with every side ready: a refusal leaves nothing behind.
+	if err := os.MkdirAll(filepath.Join(r.Out, "runs"), 0o755); err != nil {
+		return nil, bad(fmt.Errorf("--out: %w", err))
+	}
+	tm, err := r.run(ctx, sides, resolved, port)
+	if err != nil {
+		return nil, err
+	}
+	return r.report(tm)
+}
+
+// check loads the configuration once for every side before anything is
+// made or started (a bad key fails here, not after a build) and refuses
+// what each side's runs would refuse at their start. It returns the port
+// of a server side and each side's lifecycle commands.
+func (r *Request) check(sides []Side) (port int, commands map[string]map[string]string, err error) {
+	base := append(slices.Clone(r.Sets), "RESULTS_DIR="+Results(r.Out))
+	p, err := pipeline.Load(r.Config, base, r.Registry)
+	if err != nil {
+		return 0, nil, err
+	}
+	a := AnswersByDefault(p, base)
+	switch {
+	case a.Chosen:
+	case a.Unchecked != "":
+		fmt.Fprintf(r.Log, "routine: answers NOT checked: %s\n", a.Unchecked)
+	default:
+		fmt.Fprintf(r.Log, "routine: answers checked (CHECK_ANSWERS=true, the routine's default; the summary says what it cost)\n")
+	}
+	r.base, r.unchecked = a.Sets, a.Unchecked
+	commands = map[string]map[string]string{}
+	for _, s := range sides {
+		p, err := pipeline.Load(r.Config, append(slices.Clone(r.base), r.perSide[s.Name]...), r.Registry)
+		if err != nil {
+			return 0, nil, err
+		}
+		if err := p.ForRoutine(); err != nil {
+			return 0, nil, err
+		}
+		if err := p.Check(); err != nil {
+			return 0, nil, err
+		}
+		if _, tooBig := runner.SizeCheck(p.Driver, p.Plan); tooBig != nil {
+			return 0, nil, bad(tooBig)
+		}
+		if err := s.Fits(p.Driver.Name, p.Driver.Servers, p.Driver.Embedded()); err != nil {
+			return 0, nil, bad(err)
+		}
+		c := p.Loaded.Config
+		if len(c.Ports) > 0 {
+			port = c.Ports[0]
+		}
+		commands[s.Name] = map[string]string{"START_COMMAND": c.StartCommand, "STOP_COMMAND": c.StopCommand}
+	}
+	return port, commands, nil
+}
+
+// resolve makes every side's server ready and says which server each is.
+func (r *Request) resolve(ctx context.Context, sides []Side, commands map[string]map[string]string) ([]Resolved, error) {
+	t0 := time.Now()
+	res := Resolver{Cache: provision.DefaultCache(), Bench: r.Bench, Build: r.Build, Log: r.Log}
+	var resolved []Resolved
+	for _, s := range sides {
+		rs, err := res.Resolve(ctx, s)
+		if err != nil {
+			if errors.Is(err, ErrBuild) {
+				return nil, err
+			}
+			return nil, bad(err)
+		}
+		rs.Commands = commands[s.Name]
+		resolved = append(resolved, rs)
+		r.labels = append(r.labels, s.Name)
+		id := "no server (embedded)"
+		switch {
+		case rs.Record != nil:
+			id = record.Target{DB: string(rs.Kind), Server: rs.Record}.Identity()
+		case s.Form == External:
+			id = "external: the config's START_COMMAND and STOP_COMMAND"
+		}
+		fmt.Fprintf(r.Log, "routine: %s: %s\n", s.Name, strings.TrimPrefix(id, " "))
+	}
+	r.provisioning = time.Since(t0)
+	return resolved, nil
+}
+
+// run makes every run of the routine, each with its log in runs/.
+func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, port int) (Timing, error) {
+	results := Results(r.Out)
+	n := 0
+	o := Options{
+		Sides: resolved, Runs: r.Runs, Seed: r.Seed, AA: r.AA, KeepState: r.KeepState,
+		StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
+		RunOne: func(ctx context.Context, j Job) error {
+			n++
+			logPath := filepath.Join(r.Out, "runs", fmt.Sprintf("%02d-%s.log", n, j.Label))
+			if err := r.runOne(ctx, j, logPath, fmt.Sprintf("routine: %s, run %d of %d: ", j.Label, n, r.Runs*len(resolved))); err != nil {
+				return fmt.Errorf("%w (its log: %s)", err, logPath)
+			}
+			return nil
+		},
+		AfterFirstBlock: func() error {
+			recs, _ := record.Store{Dir: results}.List()
+			return SameBuildsSeen(recs, sides, r.AA)
+		},
+	}
+	fmt.Fprintf(r.Log, "routine: %d runs a side, the order drawn with --order-seed %d\n", r.Runs, r.Seed)
+	tm, err := Run(ctx, o)
+	if err != nil {
+		var bi *pipeline.BadInput
+		if errors.Is(err, ErrSameBuild) || errors.As(err, &bi) {
+			return tm, bad(err)
+		}
+		return tm, fmt.Errorf("the routine stopped: %w", err)
+	}
+	return tm, nil
+}
+
+// runOne is one run of a side, as bench run makes it: its output goes to
+// its log, its progress lines to the routine's log with prefix.
+func (r *Request) runOne(ctx context.Context, j Job, logPath, prefix string) error {
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	p, err := pipeline.Load(r.Config, slices.Concat(r.base, r.perSide[j.Label], j.Sets), r.Registry)
+	if err != nil {
+		return err
+	}
+	o := pipeline.Options{Label: j.Label, Tool: r.Tool, Annotate: j.Annotate, Fresh: j.Fresh, Env: j.Env,
+		Human: logf, Log: logf, Progress: &prefixWriter{w: r.Log, prefix: prefix}, Announce: true,
+		Report: func(rec *record.Record) error { return report.WriteRun(logf, report.Text, rec) }}
+	_, err = p.Run(ctx, o)
+	return err
+}
+
+// report compares the routine's runs (package compare), writes every
+// artefact (Report.Write), prints the summary and returns the gate's
+// verdict. Every artefact starts with the same verdict.
+func (r *Request) report(tm Timing) (*compare.Verdict, error) {
+	cmp, warnings, err := r.comparison()
+	if err != nil {
+		return nil, fmt.Errorf("compare the routine's runs: %w", err)
+	}
+	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
+	sum, err := Report{Out: r.Out, Labels: r.labels, Runs: r.Runs, Paired: r.Compare.Paired, Tool: r.Tool, Comparison: cmp, Warnings: warnings,
+		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked}.Write()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Stdout.Write(sum); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// comparison compares the runs of the routine's results folder, the
+// baseline's first.
+func (r *Request) comparison() (*compare.Comparison, []string, error) {
+	c, err := catalog.Open(Results(r.Out))
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, damaged, _, err := c.Sides(r.labels)
+	if err != nil {
+		return nil, nil, bad(err)
+	}
+	cmp, warnings, err := compare.Build(r.labels, runs, damaged, r.Compare, false)
+	if err != nil {
+		return nil, nil, bad(err)
+	}
+	return cmp, warnings, nil
+}
+
+func bad(err error) error { return &pipeline.BadInput{Err: err} }
+
+// prefixWriter starts every line written through it with prefix.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+	mid    bool
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	var out []byte
+	for _, c := range b {
+		if !p.mid {
+			out = append(out, p.prefix...)
+			p.mid = true
+		}
+		out = append(out, c)
+		if c == '\n' {
+			p.mid = false
+		}
+	}
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

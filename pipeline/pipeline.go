@@ -8,7 +8,7 @@
 // works; the command prints the record's tables (Options.Report) and turns
 // the error into an exit status: a *BadInput is the user's input, nothing
 // ran; any other error is a run that failed or stopped, its record saved
-// when there is one.
+// when there is one. Generate writes the files a run replays.
 package pipeline
 
 import (

@@ -2,25 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tsbench/tsbench/adapters"
-	"github.com/tsbench/tsbench/config"
-	"github.com/tsbench/tsbench/dataset"
 	"github.com/tsbench/tsbench/pipeline"
 )
 
 func newGenerate(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
-	var cfgPath, out, format, queryFile string
-	var sets []string
+	g := pipeline.Generate{Tool: toolVersion(), Stdout: stdout, Log: stderr}
 	cmd := &cobra.Command{
 		Use:   "generate -c FILE [--out DIR]",
 		Short: "Write a config's data to files, for runs that replay them (FILE_PATH)",
@@ -46,101 +36,18 @@ queries every round. Given alone (no --out, no FILE_PATH), only the
 queries are written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cfgPath == "" {
-				return usageError(errors.New("give a config file with -c, e.g. bench generate -c config.properties --out data"))
-			}
-			// The plan of the files: FILE_PATH names where they go, not
-			// data to read.
-			if format != "csv" && format != "track" {
-				return usageError(fmt.Errorf("--format %s: csv (iot-benchmark's data-set layout) or track (a Rally track, for Elasticsearch and OpenSearch)", format))
-			}
-			l, drv, plan, err := prepare(cfgPath, append(append([]string(nil), sets...), "FILE_PATH="))
+			reg, err := sabotaged(registry())
 			if err != nil {
-				return err
+				return usageError(err)
 			}
-			printNotes(l, stderr)
-			c := l.Config
-			if c.TrackPath != "" {
-				return usageError(&config.Error{Key: "TRACK_PATH", Value: c.TrackPath, Msg: "names documents of their own; bench generate writes the generated rows", Valid: "empty"})
-			}
-			if out == "" {
-				fl, err := config.Load(config.Source{Path: cfgPath, Sets: sets, Catalog: registry()})
-				if err != nil {
-					return usageError(err)
-				}
-				out = fl.Config.FilePath
-				if err := pipeline.CheckPath(out, true); out != "" && err != nil {
-					return usageError(&config.Error{Key: "FILE_PATH", Value: out, Msg: err.Error(), Valid: "a folder, or a path where one can be made"})
-				}
-			}
-			if queryFile != "" {
-				if err := plan.WriteDraws(queryFile); err != nil {
-					var ce *config.Error
-					if errors.As(err, &ce) {
-						return usageError(err)
-					}
-					return failedError(fmt.Errorf("write the queries to %s: %w", queryFile, err))
-				}
-				fmt.Fprintf(stdout, "wrote the queries to %s\n", queryFile)
-				if out == "" {
-					return nil
-				}
-			}
-			if out == "" {
-				return usageError(errors.New("give the folder to write with --out DIR (or FILE_PATH in the config)"))
-			}
-			if format == "track" && drv.Track == nil {
-				return usageError(fmt.Errorf("--format track: %s stores rows, not documents; a track is for Elasticsearch and OpenSearch (--format csv writes rows)", drv.Name))
-			}
-			if _, err := os.Stat(filepath.Join(out, dataset.SchemaFile)); err == nil {
-				return usageError(fmt.Errorf("--out %s holds a data set already: give an empty or new folder", out))
-			}
-			total := plan.WrittenPoints()
-			if total == 0 {
-				return usageError(&config.Error{Key: "OPERATION_PROPORTION", Value: fmt.Sprint(c.OperationProportion), Msg: "gives the writes no share: the config writes no data to generate", Valid: "a write weight above 0"})
-			}
-			var info strings.Builder
-			fmt.Fprintf(&info, "tsbench %s generate\n%s%s\n", toolVersion(), dataset.FingerprintLine, config.Fingerprint(c.Values(), c.WorkloadKeys()))
-			c.WriteDump(&info)
-			start, next := time.Now(), 0.1
-			progress := func(unit string, total int64) func(int64) {
-				return func(n int64) {
-					if f := float64(n) / float64(total); f >= next && n < total {
-						fmt.Fprintf(stderr, "generate: %d of %d %s (%.0f%%)\n", n, total, unit, 100*f)
-						next = f + 0.1
-					}
-				}
-			}
-			if format == "track" {
-				rows := plan.RowsPerDevice * int64(plan.Schema.WrittenDevices())
-				desc := fmt.Sprintf("tsbench %s generate: %d documents of %s's workload (%s%s)", toolVersion(), rows, cfgPath, dataset.FingerprintLine, config.Fingerprint(c.Values(), c.WorkloadKeys()))
-				err = drv.Track(ctx, out, adapters.TrackParams{Config: c, Schema: plan.Schema, Generator: plan.Generator, Description: desc, Done: progress("documents", rows)})
-				if err != nil {
-					if ctx.Err() != nil {
-						return failedError(fmt.Errorf("interrupted: %s holds no track", out))
-					}
-					return failedError(fmt.Errorf("write the track to %s: %w", out, err))
-				}
-				fmt.Fprintf(stdout, "wrote %d documents of %d devices to %s in %.1f s, a Rally track; replay them with TRACK_PATH=%s (or esrally race --track-path=%s)\n",
-					rows, plan.Schema.WrittenDevices(), out, time.Since(start).Seconds(), out, out)
-				return nil
-			}
-			err = dataset.Write(ctx, out, plan.Schema, plan.Generator, info.String(), progress("points", total))
-			if err != nil {
-				if ctx.Err() != nil {
-					return failedError(fmt.Errorf("interrupted: %s holds no data set", out))
-				}
-				return failedError(fmt.Errorf("write the data set to %s: %w", out, err))
-			}
-			fmt.Fprintf(stdout, "wrote %d points of %d devices to %s in %.1f s; replay them with FILE_PATH=%s\n",
-				total, plan.Schema.WrittenDevices(), out, time.Since(start).Seconds(), out)
-			return nil
+			g.Registry = reg
+			return exitOf(g.Do(ctx))
 		},
 	}
-	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "config.properties file whose data to write")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to write the data set to (default: FILE_PATH)")
-	cmd.Flags().StringVar(&queryFile, "queries", "", "also write the queries the runs send to this file, a JSON line each")
-	cmd.Flags().StringVar(&format, "format", "csv", "csv (iot-benchmark's data-set layout, FILE_PATH replays it) or track (a Rally track of a document database's documents, TRACK_PATH replays it)")
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
+	cmd.Flags().StringVarP(&g.Config, "config", "c", "", "config.properties file whose data to write")
+	cmd.Flags().StringVarP(&g.Out, "out", "o", "", "folder to write the data set to (default: FILE_PATH)")
+	cmd.Flags().StringVar(&g.Queries, "queries", "", "also write the queries the runs send to this file, a JSON line each")
+	cmd.Flags().StringVar(&g.Format, "format", "csv", "csv (iot-benchmark's data-set layout, FILE_PATH replays it) or track (a Rally track of a document database's documents, TRACK_PATH replays it)")
+	cmd.Flags().StringArrayVar(&g.Sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
 	return cmd
 }

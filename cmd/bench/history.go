@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tsbench/tsbench/changepoint"
-	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/history"
 	"github.com/tsbench/tsbench/htmlreport"
 	"github.com/tsbench/tsbench/report"
@@ -25,12 +22,10 @@ func newHistory(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		results, format string
 		output          string
-		metrics         []string
-		o               = changepoint.Defaults
+		q               = history.Request{Options: changepoint.Defaults}
+		o               = &q.Options
 		newest          int
 		above           float64
-		orderFile       string
-		server          []string
 	)
 	cmd := &cobra.Command{
 		Use:   "history LABEL|PATTERN...",
@@ -76,49 +71,16 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 			if err != nil {
 				return usageError(err)
 			}
-			var runs []history.Run
-			for _, e := range entries {
-				vals, order, err := e.ValuesOf(metrics)
-				if err != nil {
-					return failedError(err)
-				}
-				var sv []compare.ServerValue
-				if len(server) > 0 {
-					if sv, err = e.ServerValues(); err != nil {
-						return failedError(err)
-					}
-				}
-				runs = append(runs, history.Run{ID: e.ID, Label: e.Label, StartedAt: e.StartedAt, Values: vals, Order: order, Server: sv})
-			}
-			// A figure no run has would follow nothing: bad usage, as compare's --gate-server.
-			var figures []string
-			for _, r := range runs {
-				for _, v := range r.Server {
-					if !slices.Contains(figures, v.Figure) {
-						figures = append(figures, v.Figure)
-					}
-				}
-			}
-			for _, name := range server {
-				if name != "*" && !slices.Contains(figures, name) {
-					return usageError(fmt.Errorf("--server %q: these runs have no server figure of that name (valid: \"*\", %s)", name, strings.Join(figures, ", ")))
-				}
-			}
-			var order []string
-			if orderFile != "" {
-				if order, err = readOrder(orderFile); err != nil {
-					return usageError(err)
-				}
-			}
-			h, err := history.BuildFor(runs, metrics, history.Want{Server: server, Order: order}, o)
+			runs, err := history.FromEntries(entries, q.Metrics, len(q.Server) > 0)
 			if err != nil {
-				return usageError(fmt.Errorf("--metric: %w", err))
+				return failedError(err)
 			}
-			if n := len(h.Unplaced); n > 0 {
-				if len(h.Labels) == 0 {
-					return usageError(fmt.Errorf("--order %s places none of the %d labels (%s)", orderFile, n, firstFew(h.Unplaced)))
-				}
-				fmt.Fprintf(stderr, "warning: --order %s does not place %d labels; their runs are left out: %s\n", orderFile, n, firstFew(h.Unplaced))
+			h, warnings, err := q.Make(runs)
+			if err != nil {
+				return usageError(err)
+			}
+			for _, w := range warnings {
+				fmt.Fprintln(stderr, w)
 			}
 			title := strings.Join(args, " ")
 			var buf bytes.Buffer
@@ -151,40 +113,13 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 	fl.StringVar(&results, "results", resultsDir(), resultsHelp)
 	formatFlag(cmd, &format, historyFormats, "output format")
 	fl.StringVarP(&output, "output", "o", "", "write to this file (atomically) instead of stdout")
-	fl.StringArrayVar(&metrics, "metric", history.DefaultMetrics, "a metric to follow, as compare names it (repeatable)")
+	fl.StringArrayVar(&q.Metrics, "metric", history.DefaultMetrics, "a metric to follow, as compare names it (repeatable)")
 	fl.IntVar(&o.Window, "window", o.Window, "points one E-divisive pass looks at")
 	fl.Float64Var(&o.MaxP, "max-p", o.MaxP, "the p-value a change point must be below")
 	fl.Float64Var(&o.MinMagnitude, "min-magnitude", o.MinMagnitude, "the relative change a change point must exceed (0.05 is 5%)")
-	fl.StringArrayVar(&server, "server", nil, "a server figure to follow too, as compare's Server tables name it (\"Bytes per point\", \"CPU\"; \"*\" for all; repeatable): shown, never gated")
-	fl.StringVar(&orderFile, "order", "", "order the labels by this list (a label or commit a line, oldest first) instead of by time")
+	fl.StringArrayVar(&q.Server, "server", nil, "a server figure to follow too, as compare's Server tables name it (\"Bytes per point\", \"CPU\"; \"*\" for all; repeatable): shown, never gated")
+	fl.StringVar(&q.OrderFile, "order", "", "order the labels by this list (a label or commit a line, oldest first) instead of by time")
 	fl.IntVar(&newest, "fail-on-change", 0, "exit 1 when a change point among the newest N points is a regression beyond --fail-above (off unless given)")
 	fl.Float64Var(&above, "fail-above", 0, "with --fail-on-change: the percentage a regression must exceed")
 	return cmd
-}
-
-// readOrder reads --order's list: a label or commit a line, blank lines
-// and lines starting with # skipped.
-func readOrder(file string) ([]string, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("--order: %w", err)
-	}
-	out := []string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			out = append(out, line)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--order %s lists no label or commit", file)
-	}
-	return out, nil
-}
-
-// firstFew names up to five of a list, and how many more.
-func firstFew(names []string) string {
-	if len(names) <= 5 {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:5], ", "), len(names)-5)
 }

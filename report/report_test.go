@@ -141,3 +141,21 @@ func TestRenderASCII(t *testing.T) {
 		}
 	}
 }
+
+func TestWrap(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"a bb ccc", 4, "a bb\nccc"},
+		{"a bb ccc", 8, "a bb ccc"},
+		{"  spaced   out  ", 6, "spaced\nout"},
+		{"wordlongerthanwidth x", 5, "wordlongerthanwidth\nx"},
+		{"é é é", 3, "é é\né"}, // runes, not bytes
+	} {
+		if got := Wrap(c.in, c.width); got != c.want {
+			t.Errorf("Wrap(%q, %d) = %q, want %q", c.in, c.width, got, c.want)
+		}
+	}
+}

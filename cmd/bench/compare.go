@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -56,7 +55,7 @@ Verdicts: Welch's t-test on the per-run values of each side; the p-values of all
 tested rows of a contender are adjusted by Holm–Bonferroni, so the chance of any
 false alarm in a comparison stays below --alpha; a change smaller than
 --min-effect percent, or a latency change smaller than --min-abs ms, is "~".
-` + wrap(compare.GateRules, 80) + `
+` + report.Wrap(compare.GateRules, 80) + `
 A gated row that cannot be tested (fewer runs, no successful operation on a
 side, every operation failed on both) is listed, never passed in silence.
 Deterministic server figures (bytes per point, data size on disk, what the
@@ -215,28 +214,6 @@ func newList(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&results, "results", resultsDir(), resultsHelp)
 	formatFlag(cmd, &format, report.TableFormats, "output format")
 	return cmd
-}
-
-// wrap breaks text into lines of at most width columns at spaces, for help
-// texts that reuse a sentence of the reports.
-func wrap(text string, width int) string {
-	var b strings.Builder
-	line := 0
-	for i, w := range strings.Fields(text) {
-		n := utf8.RuneCountInString(w)
-		switch {
-		case i == 0:
-		case line+1+n > width:
-			b.WriteByte('\n')
-			line = 0
-		default:
-			b.WriteByte(' ')
-			line++
-		}
-		b.WriteString(w)
-		line += n
-	}
-	return b.String()
 }
 
 // resultsExist refuses a --results folder that is not there, saying where

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tsbench/tsbench/record"
 )
@@ -12,7 +13,8 @@ import (
 // not compare (Admit, unless force) and says, in warnings that the
 // comparison keeps for every report, what a reader must know: damaged
 // records of the folder, a side whose runs started days apart, a run on
-// two sides, differences between the sides. The warnings returned are for
+// two sides, differences between the sides; a --gate-server figure no
+// run has is refused. The warnings returned are for
 // stderr (with --paired's, which the report says in its notes instead).
 func Build(refs []string, runs [][]*record.Record, damaged []error, opt Options, force bool) (*Comparison, []string, error) {
 	var sides []Side
@@ -58,6 +60,12 @@ func Build(refs []string, runs [][]*record.Record, damaged []error, opt Options,
 	}
 	warnings = append(warnings, admitted...)
 	cmp := New(sides[0], sides[1:], opt)
+	// A name no row has would gate nothing: bad usage, not a row untested.
+	for _, name := range opt.GateServer {
+		if figures := cmp.ServerFigures(); !slices.Contains(figures, name) {
+			return nil, nil, fmt.Errorf("--gate-server %q: these runs have no server metric or telemetry figure of that name (valid: %s)", name, strings.Join(figures, ", "))
+		}
+	}
 	for _, d := range slices.Concat(cmp.SameBuild(), cmp.Differences()) {
 		warnings = append(warnings, "warning: "+d)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tsbench/tsbench/catalog"
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/record"
 )
@@ -155,6 +156,21 @@ func byStart(runs []Run) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
+}
+
+// FromEntries reads the runs of a results folder's entries, as RunOf reads
+// their records.
+func FromEntries(entries []*catalog.Entry) ([]Run, error) {
+	runs := make([]Run, 0, len(entries))
+	for _, e := range entries {
+		vals, order, err := e.Values()
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, Run{ID: e.ID, Label: e.Label, StartedAt: e.StartedAt, DB: e.DB, Version: e.Version, Server: e.Server,
+			Fingerprint: e.Fingerprint, Status: e.Status, Values: vals, Order: order})
+	}
+	return runs, nil
 }
 
 // RunOf is a record as an export reads it.

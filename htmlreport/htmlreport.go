@@ -339,3 +339,24 @@ func External(page []byte) string {
 	}
 	return ""
 }
+
+// WriteComparison writes a comparison in a format of bench compare: the
+// HTML page, or report's tables in the layout.
+func WriteComparison(w io.Writer, f report.Format, l report.Layout, tool string, cmp *compare.Comparison) error {
+	if f == report.HTML {
+		return Comparison(w, tool, cmp, l.Tables(cmp))
+	}
+	return report.WriteComparison(w, f, l, cmp)
+}
+
+// WriteHistory writes a history in a format of bench history: its JSON,
+// the HTML page, or report's tables.
+func WriteHistory(w io.Writer, f report.Format, tool string, h *history.History, title string) error {
+	switch f {
+	case report.JSON:
+		return report.WriteJSON(w, h)
+	case report.HTML:
+		return History(w, tool, h, title, report.HistoryTables(h, title))
+	}
+	return report.WriteTables(w, f, report.HistoryTables(h, title))
+}

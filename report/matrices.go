@@ -320,6 +320,35 @@ func WriteRun(w io.Writer, format Format, rec *record.Record) error {
 	return WriteTables(w, format, RunTables(rec))
 }
 
+// WriteRuns writes saved runs as bench show does: each run's tables, a
+// blank line apart; in JSON one record, or an array of several; in CSV one
+// table of every run's rows, with what the table leaves out (Prose) written
+// to prose.
+func WriteRuns(w, prose io.Writer, f Format, recs []*record.Record) error {
+	switch {
+	case f == JSON && len(recs) > 1:
+		return WriteJSON(w, recs)
+	case f == CSV:
+		tables := RunsTables(recs)
+		if err := WriteTables(w, f, tables); err != nil {
+			return err
+		}
+		for _, l := range Prose(tables) {
+			fmt.Fprintln(prose, l)
+		}
+		return nil
+	}
+	for i, rec := range recs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := WriteRun(w, f, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // RunsTables are the tables of runs, each with a first column "run", the
 // run's id: what one CSV of several runs holds.
 func RunsTables(recs []*record.Record) []Table {

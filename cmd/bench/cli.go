@@ -20,11 +20,9 @@ import (
 	"github.com/tsbench/tsbench/adapters/iotdb"
 	"github.com/tsbench/tsbench/adapters/null"
 	"github.com/tsbench/tsbench/adapters/sqlite"
-	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/pipeline"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
-	"github.com/tsbench/tsbench/runner"
 )
 
 // Exit statuses.
@@ -116,18 +114,6 @@ type runFlags struct {
 	cpuProfile string
 	// startAt is --start-at: when the measured phase begins.
 	startAt string
-	// annotate marks the record before it is saved (bench routine: the
-	// side, block and position, the server it provisioned).
-	annotate func(*record.Record)
-	// fresh discards an embedded database's file before the run (bench
-	// routine), so that no run inherits the one before.
-	fresh bool
-	// env is added to the lifecycle commands' environment (bench routine).
-	env []string
-	// progress, when set, gets the runner's progress lines instead of
-	// stderr (bench routine: its own stderr, while the run's output goes
-	// to the run's log).
-	progress io.Writer
 }
 
 func newRoot(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
@@ -200,19 +186,14 @@ func addRunFlags(cmd *cobra.Command, rf *runFlags) {
 	f.StringVar(&rf.startAt, "start-at", startAtFlag(), "begin the measured phase at this time (RFC 3339 or Unix seconds; TSBENCH_START_AT sets it): the instances of a distributed run start together; an instance ready after it fails")
 }
 
-// prepare reads a configuration, finds its driver and builds the plan
-// (pipeline.Load): everything that can reject a run before anything
-// connects.
-func prepare(path string, sets []string) (*config.Loaded, *adapters.Driver, *runner.Plan, error) {
+// runTask makes a verify or clean (pipeline.Task) on the registry.
+func runTask(t *pipeline.Task, do func(pipeline.Task) error) error {
 	reg, err := sabotaged(registry())
 	if err != nil {
-		return nil, nil, nil, usageError(err)
+		return usageError(err)
 	}
-	p, err := pipeline.Load(path, sets, reg)
-	if err != nil {
-		return nil, nil, nil, exitOf(err)
-	}
-	return p.Loaded, p.Driver, p.Plan, nil
+	t.Registry = reg
+	return exitOf(do(*t))
 }
 
 // exitOf gives a pipeline's error its exit status: bad input is bad
@@ -228,27 +209,10 @@ func exitOf(err error) error {
 	return failedError(err)
 }
 
-// claim takes the database for this process (pipeline.Claim): a second
-// run on the same target is refused at its start, exit 2, naming the
-// holder.
-func claim(ctx context.Context, drv *adapters.Driver, c *config.Config, stderr io.Writer) (release func(), err error) {
-	release, err = pipeline.Claim(ctx, drv, c, stderr)
-	return release, exitOf(err)
-}
-
 // formatFlag adds --format for the formats a command writes, its help
 // made from them; what names the output ("output format").
 func formatFlag(cmd *cobra.Command, p *string, fs report.Formats, what string) {
 	cmd.Flags().StringVar(p, "format", string(report.Text), what+": "+fs.Help())
-}
-
-func printNotes(l *config.Loaded, w io.Writer) {
-	for _, n := range l.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	for _, wn := range l.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
-	}
 }
 
 func runBenchmark(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
@@ -310,11 +274,8 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	if format.MachineReadable() {
 		human = stderr
 	}
-	o := pipeline.Options{Label: rf.label, DryRun: rf.dryRun, StartAt: rf.startAt, Tool: toolVersion(), Annotate: rf.annotate, Fresh: rf.fresh, Env: rf.env,
+	o := pipeline.Options{Label: rf.label, DryRun: rf.dryRun, StartAt: rf.startAt, Tool: toolVersion(),
 		Human: human, Log: stderr, Progress: stderr, Terminal: isTerminal(stderr)}
-	if rf.progress != nil {
-		o.Progress, o.Terminal, o.Announce = rf.progress, false, true
-	}
 	o.Report = func(rec *record.Record) error {
 		if err := report.WriteRun(stdout, format, rec); err != nil {
 			return err

@@ -11,12 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/catalog"
 	"github.com/tsbench/tsbench/pipeline"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
-	"github.com/tsbench/tsbench/runner"
 )
 
 func newShow(stdout, stderr io.Writer) *cobra.Command {
@@ -37,30 +35,8 @@ file. With --format json one run is its record, several are an array of them.`,
 			if err != nil {
 				return err
 			}
-			runs := slices.Concat(sides...)
-			if f == report.JSON && len(runs) > 1 {
-				// One JSON document: the records in an array.
-				if err := report.WriteJSON(stdout, runs); err != nil {
-					return failedError(err)
-				}
-				return nil
-			}
-			if f == report.CSV {
-				// One table: a row of every run's tables, each with its run.
-				tables := report.RunsTables(runs)
-				if err := report.WriteTables(stdout, f, tables); err != nil {
-					return failedError(err)
-				}
-				writeProse(stderr, f, tables)
-				return nil
-			}
-			for i, rec := range runs {
-				if i > 0 {
-					fmt.Fprintln(stdout)
-				}
-				if err := report.WriteRun(stdout, f, rec); err != nil {
-					return failedError(err)
-				}
+			if err := report.WriteRuns(stdout, stderr, f, slices.Concat(sides...)); err != nil {
+				return failedError(err)
 			}
 			return nil
 		},
@@ -71,55 +47,20 @@ file. With --format json one run is its record, several are an array of them.`,
 }
 
 func newVerify(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
-	var cfgPath string
-	var sets []string
+	t := pipeline.Task{Tool: toolVersion(), Stdout: stdout, Log: stderr}
 	cmd := &cobra.Command{
 		Use:   "verify -c FILE",
 		Short: "Count the points the database holds per device and compare them with what the config writes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cfgPath == "" {
+			if t.Config == "" {
 				return usageError(errors.New("give a config file with -c, e.g. bench verify -c config.properties"))
 			}
-			// VERIFY=true lets the loader refuse a database that cannot count.
-			l, drv, plan, err := prepare(cfgPath, append(sets, "VERIFY=true"))
-			if err != nil {
-				return err
-			}
-			c := l.Config
-			printNotes(l, stderr)
-			if err := plan.PrepareTrack(ctx, func(s string) { fmt.Fprintf(stderr, "%s...\n", s) }); err != nil {
-				return usageError(err)
-			}
-			a, err := drv.Open(ctx, adapters.Params{Config: c, Schema: plan.Schema, Existing: true, Track: plan.Track})
-			if err != nil {
-				return failedError(fmt.Errorf("%w %s: %w", runner.ErrConnect, drv.Name, err))
-			}
-			defer a.Close()
-			cnt := a.(adapters.Counter) // Validate checked the capability
-			var counts []runner.DeviceCount
-			if dw, ok := a.(adapters.DocumentWriter); ok && plan.Track != nil {
-				counts = runner.VerifyTrack(ctx, plan, dw)
-			} else if counts, err = runner.VerifyAll(ctx, plan, cnt); err != nil {
-				return usageError(err)
-			}
-			v := runner.VerifyRecord(counts)
-			what := "a complete run"
-			if c.Distributed() {
-				what = fmt.Sprintf("complete runs of all %d instances", c.BenchmarkInstances)
-			}
-			fmt.Fprintf(stdout, "tsbench %s: verifying %s%s against %s of %s\n", toolVersion(), drv.Name, pipeline.Where(drv, c), what, cfgPath)
-			if err := report.WriteTables(stdout, report.Text, report.RunTables(&record.Record{Verify: v})); err != nil {
-				return failedError(err)
-			}
-			if !v.OK() {
-				return failedError(fmt.Errorf("verify: %s", v.Summary()))
-			}
-			return nil
+			return runTask(&t, func(t pipeline.Task) error { return t.Verify(ctx) })
 		},
 	}
-	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "config.properties file whose data to check")
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
+	cmd.Flags().StringVarP(&t.Config, "config", "c", "", "config.properties file whose data to check")
+	cmd.Flags().StringArrayVar(&t.Sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
 	return cmd
 }
 

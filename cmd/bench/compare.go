@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -96,24 +95,12 @@ judges untestable rows by their ratio instead).`,
 			if err != nil {
 				return err
 			}
-			// A name no row has would gate nothing: bad usage, not a row untested.
-			for _, name := range gateServer {
-				if figures := cmp.ServerFigures(); !slices.Contains(figures, name) {
-					return usageError(fmt.Errorf("--gate-server %q: these runs have no server metric or telemetry figure of that name (valid: %s)", name, strings.Join(figures, ", ")))
-				}
-			}
 			if gated {
 				// Before the report is written: the verdict is its first line.
 				cmp.Decide(failAbove, untested)
 			}
 			var buf bytes.Buffer
-			write := report.WriteComparison
-			if f == report.HTML {
-				write = func(w io.Writer, _ report.Format, l report.Layout, c *compare.Comparison) error {
-					return htmlreport.Comparison(w, toolVersion(), c, l.Tables(c))
-				}
-			}
-			if err := write(&buf, f, lay, cmp); err != nil {
+			if err := htmlreport.WriteComparison(&buf, f, lay, toolVersion(), cmp); err != nil {
 				return failedError(err)
 			}
 			if err := writeHTML(stdout, stderr, output, buf.Bytes()); err != nil {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/tsbench/tsbench/pipeline"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/report"
-	"github.com/tsbench/tsbench/runner"
 )
 
 // startAtEnv gives --start-at its value where flags are awkward to vary
@@ -94,8 +92,7 @@ tsbench builds or databases, the same instance twice, and missing instances
 }
 
 func newClean(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
-	var cfgPath string
-	var sets []string
+	t := pipeline.Task{Tool: toolVersion(), Stdout: stdout, Log: stderr}
 	cmd := &cobra.Command{
 		Use:   "clean -c FILE",
 		Short: "Remove the benchmark's data from the database (what IS_DELETE_DATA does before a run)",
@@ -105,41 +102,14 @@ The instances of a distributed run (BENCHMARK_INSTANCES > 1) do not clean up, si
 each would delete the others' data: run bench clean once before starting them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cfgPath == "" {
+			if t.Config == "" {
 				return usageError(errors.New("give a config file with -c, e.g. bench clean -c config.properties"))
 			}
-			l, drv, plan, err := prepare(cfgPath, sets)
-			if err != nil {
-				return err
-			}
-			printNotes(l, stderr)
-			c := l.Config
-			release, err := claim(ctx, drv, c, stderr)
-			if err != nil {
-				return err
-			}
-			defer release()
-			cleaned := false
-			err = runner.Clean(ctx, plan, drv, func(wait time.Duration) {
-				cleaned = true
-				fmt.Fprintf(stdout, "cleaned %s%s\n", drv.Name, pipeline.Where(drv, c))
-				if wait > 0 {
-					fmt.Fprintf(stderr, "waiting INIT_WAIT_TIME=%d ms for the server to finish the cleanup\n", c.InitWaitMS)
-				}
-			})
-			switch {
-			case errors.Is(err, runner.ErrConnect):
-				return failedError(err)
-			case err != nil && !cleaned:
-				return failedError(fmt.Errorf("clean %s%s: %w", drv.Name, pipeline.Where(drv, c), err))
-			case err != nil:
-				return err
-			}
-			return nil
+			return runTask(&t, func(t pipeline.Task) error { return t.Clean(ctx) })
 		},
 	}
-	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "config.properties file whose data to remove")
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
+	cmd.Flags().StringVarP(&t.Config, "config", "c", "", "config.properties file whose data to remove")
+	cmd.Flags().StringArrayVar(&t.Sets, "set", nil, "override a key: --set KEY=VALUE (repeatable)")
 	return cmd
 }
 

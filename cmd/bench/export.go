@@ -53,14 +53,9 @@ Elasticsearch store; docs/weekly-regression.md shows the layouts.`,
 			if err != nil {
 				return usageError(err)
 			}
-			runs := make([]export.Run, 0, len(entries))
-			for _, e := range entries {
-				vals, order, err := e.Values()
-				if err != nil {
-					return failedError(err)
-				}
-				runs = append(runs, export.Run{ID: e.ID, Label: e.Label, StartedAt: e.StartedAt, DB: e.DB, Version: e.Version, Server: e.Server,
-					Fingerprint: e.Fingerprint, Status: e.Status, Values: vals, Order: order})
+			runs, err := export.FromEntries(entries)
+			if err != nil {
+				return failedError(err)
 			}
 			var buf bytes.Buffer
 			what, err := dest.Write(ctx, &buf, runs)

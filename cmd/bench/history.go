@@ -84,15 +84,7 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 			}
 			title := strings.Join(args, " ")
 			var buf bytes.Buffer
-			switch f {
-			case report.JSON:
-				err = report.WriteJSON(&buf, h)
-			case report.HTML:
-				err = htmlreport.History(&buf, toolVersion(), h, title, report.HistoryTables(h, title))
-			default:
-				err = report.WriteTables(&buf, f, report.HistoryTables(h, title))
-			}
-			if err != nil {
+			if err := htmlreport.WriteHistory(&buf, f, toolVersion(), h, title); err != nil {
 				return failedError(err)
 			}
 			if err := writeHTML(stdout, stderr, output, buf.Bytes()); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tsbench/tsbench/config"
+	"github.com/tsbench/tsbench/pipeline"
 )
 
 // freeText are the keys whose every value is valid as the loader reads
@@ -67,7 +68,8 @@ func TestEveryKeyRefusesAnInvalidValue(t *testing.T) {
 					sets = append(sets, b)
 				}
 			}
-			_, _, _, err := prepare("", sets)
+			_, err := pipeline.Load("", sets, registry())
+			err = exitOf(err)
 			if err == nil {
 				accepted[k.Name] = true
 				if freeText[k.Name] == "" {

@@ -270,6 +270,33 @@ func (p *Prepared) Run(ctx context.Context, o Options) (*record.Record, error) {
 	return rec, nil
 }
 
+// Repeat makes n runs (bench run --repeat), each saved as its own record,
+// with a line to log before each when there are several. Bad input ends
+// it (every repeat would fail the same way), an interrupt too; a run that
+// fails is said and the others still run.
+func Repeat(ctx context.Context, n int, log io.Writer, run func() error) error {
+	if n == 1 {
+		return run()
+	}
+	var failed error
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(log, "== run %d of %d\n", i, n)
+		err := run()
+		var bi *BadInput
+		if errors.As(err, &bi) {
+			return err
+		}
+		if err != nil {
+			fmt.Fprintf(log, "bench: run %d of %d: %v\n", i, n, err)
+			failed = fmt.Errorf("%d repeats asked, run %d failed (its record is saved)", n, i)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return failed
+}
+
 // Claim takes the database for this process (Driver.Claim): a second run
 // on the same target is refused at its start, naming the holder. Its note
 // (a stale marker taken over, a server that keeps none) goes to log.

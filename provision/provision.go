@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -111,6 +112,56 @@ func (s *Server) UseDist(dist, cache string) error {
 
 // Actions are what a script does.
 var Actions = []string{"start", "stop", "status", "wipe", "install", "where"}
+
+// Args are bench server's flags: the server by its name and version
+// (with Dist, Home, Port and Properties) or by a spec file (Spec) as bench
+// routine writes it.
+type Args struct {
+	Dist, Home, Properties, Spec string
+	Port                         int
+	// Bench is the bench binary, which IoTDB's script calls to probe.
+	Bench string
+}
+
+// FromArgs is the server bench server's action and arguments (the
+// server's name and version) describe with the flags; every error is the
+// user's input.
+func FromArgs(action string, args []string, a Args) (Server, error) {
+	if !slices.Contains(Actions, action) {
+		return Server{}, fmt.Errorf("%q is not an action of bench server (valid: start, stop, status, wipe, install, where)", action)
+	}
+	if a.Spec != "" {
+		if len(args) != 0 {
+			return Server{}, fmt.Errorf("--spec %s describes the server: give only the action (bench server %s --spec FILE)", a.Spec, action)
+		}
+		return Load(a.Spec)
+	}
+	if len(args) == 0 {
+		return Server{}, fmt.Errorf("bench server %s: name the server (iotdb, elasticsearch or opensearch)", action)
+	}
+	k, err := ParseKind(args[0])
+	if err != nil {
+		return Server{}, err
+	}
+	s := Server{Kind: k, Home: a.Home, Port: a.Port, Properties: a.Properties, Bench: a.Bench}
+	if len(args) == 2 {
+		s.Version = args[1]
+	}
+	if err := s.Check(); err != nil {
+		return s, err
+	}
+	if a.Home != "" {
+		if s.Home, err = filepath.Abs(a.Home); err != nil {
+			return s, err
+		}
+	}
+	if a.Dist != "" {
+		if err := s.UseDist(a.Dist, DefaultCache()); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
 
 // Run runs the server's script with action, its lines to stdout and stderr.
 func (s Server) Run(ctx context.Context, action string, stdout, stderr io.Writer) error {

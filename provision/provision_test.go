@@ -191,3 +191,26 @@ func TestCheckAndUseDist(t *testing.T) {
 		t.Errorf("an empty folder: %v", err)
 	}
 }
+
+func TestFromArgsRefusals(t *testing.T) {
+	for _, c := range []struct {
+		action string
+		args   []string
+		a      Args
+		want   string
+	}{
+		{"begin", []string{"iotdb"}, Args{}, `"begin" is not an action`},
+		{"start", nil, Args{}, "name the server"},
+		{"start", []string{"iotdb"}, Args{Spec: "s.json"}, "give only the action"},
+		{"start", []string{"influxdb"}, Args{}, "influxdb"},
+	} {
+		_, err := FromArgs(c.action, c.args, c.a)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %v %+v: %v, want %q", c.action, c.args, c.a, err, c.want)
+		}
+	}
+	s, err := FromArgs("where", []string{"iotdb", "1.3.7"}, Args{Home: "rel"})
+	if err != nil || s.Version != "1.3.7" || !filepath.IsAbs(s.Home) {
+		t.Errorf("where iotdb 1.3.7: %+v, %v", s, err)
+	}
+}

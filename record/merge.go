@@ -33,9 +33,19 @@ type MergeOptions struct {
 // aligned on wall-clock time (to the whole second) and summed, steps and
 // verify results gathered. It refuses records that are no instances,
 // instances of different workloads, builds or databases, the same instance
-// twice, an incomplete set unless Force, and runs one of opt.Existing
-// already merged.
+// twice, an incomplete set unless Force, runs one of opt.Existing already
+// merged, and a label that would shadow a saved run (CheckLabel). A run
+// given twice (by its id and its label) counts once.
 func Merge(recs []*Record, opt MergeOptions) (*Record, error) {
+	if err := CheckLabel(opt.Label, Refs(opt.Existing)); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	recs = slices.DeleteFunc(slices.Clone(recs), func(r *Record) bool {
+		dup := seen[r.ID]
+		seen[r.ID] = true
+		return dup
+	})
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("nothing to merge")
 	}

@@ -104,6 +104,8 @@ func TestMergeRefuses(t *testing.T) {
 	other.Fingerprint = config.Fingerprint(other.Config, other.WorkloadKeys)
 	short := mk(2)
 	short.Phases = nil
+	twin := mk(1) // another run that says it is instance 1
+	twin.ID += "-twin"
 	merged, err := Merge([]*Record{mk(0), mk(1), mk(2)}, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +115,7 @@ func TestMergeRefuses(t *testing.T) {
 		want string
 	}{
 		{[]*Record{single, mk(1), mk(2)}, "is not an instance of a distributed run"},
-		{[]*Record{mk(0), mk(1), mk(1)}, "are both instance 1"},
+		{[]*Record{mk(0), mk(1), twin}, "are both instance 1"},
 		{[]*Record{mk(0), mk(2)}, "instance 1 of 3 is missing"},
 		{[]*Record{mk(0), mk(1), other}, `LOOP: "10" vs "11"`},
 		{[]*Record{merged, mk(1)}, "is already a merge"},
@@ -124,6 +126,10 @@ func TestMergeRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("want an error with %q, got %v", tc.want, err)
 		}
+	}
+	// One run named twice (its id and its label) counts once.
+	if m, err := Merge([]*Record{mk(0), mk(1), mk(1), mk(2)}, MergeOptions{}); err != nil || len(m.Instance.Merged) != 3 {
+		t.Errorf("a run given twice: %v", err)
 	}
 	if _, err := Merge([]*Record{mk(0), mk(1), mk(2)}, MergeOptions{Existing: []*Record{mk(0), merged}}); err == nil || !strings.Contains(err.Error(), "already merged as run "+merged.ID) {
 		t.Errorf("the same runs merged twice: %v", err)

@@ -233,40 +233,22 @@ func runBenchmark(ctx context.Context, rf runFlags, stdout, stderr io.Writer) er
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if rf.repeat == 1 {
-		return runOnce(ctx, rf, stdout, stderr)
-	}
-	var failed error
-	for i := 1; i <= rf.repeat; i++ {
-		fmt.Fprintf(stderr, "== run %d of %d\n", i, rf.repeat)
-		err := runOnce(ctx, rf, stdout, stderr)
-		var ee *exitError
-		if errors.As(err, &ee) && ee.code == exitUsage {
-			return err // bad input fails every repeat the same way
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "bench: run %d of %d: %v\n", i, rf.repeat, err)
-			failed = failedError(fmt.Errorf("%d repeats asked, run %d failed (its record is saved)", rf.repeat, i))
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	return failed
+	return exitOf(pipeline.Repeat(ctx, rf.repeat, stderr, func() error { return runOnce(ctx, rf, stdout, stderr) }))
 }
 
+// runOnce is one run; its error is the pipeline's.
 func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 	format, err := report.TableFormats.Parse(rf.format)
 	if err != nil {
-		return usageError(err)
+		return &pipeline.BadInput{Err: err}
 	}
 	reg, err := sabotaged(registry())
 	if err != nil {
-		return usageError(err)
+		return &pipeline.BadInput{Err: err}
 	}
 	p, err := pipeline.Load(rf.config, rf.sets, reg)
 	if err != nil {
-		return exitOf(err)
+		return err
 	}
 	// Text and markdown go to stdout with the tables; with csv or json the
 	// tables must stay machine-readable, so the human lines go to stderr.
@@ -284,7 +266,7 @@ func runOnce(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
 		return nil
 	}
 	_, err = p.Run(ctx, o)
-	return exitOf(err)
+	return err
 }
 
 func isTerminal(w io.Writer) bool {

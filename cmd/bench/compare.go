@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tsbench/tsbench/catalog"
 	"github.com/tsbench/tsbench/charts"
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/htmlreport"
@@ -180,14 +181,10 @@ func newList(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
-			if err := resultsExist(results); err != nil {
-				return err
-			}
-			c, err := openResults(stderr, results)
+			c, err := openSaved(stderr, results)
 			if err != nil {
 				return err
 			}
-			warnDamaged(stderr, c.Damaged)
 			t := report.Table{Title: fmt.Sprintf("Runs in %s", results), Header: []string{"ID", "Started (UTC)", "Label", "DB", "Version", "Workload", "Status"}}
 			for _, r := range c.Entries {
 				t.Rows = append(t.Rows, []string{r.ID, r.StartedAt.UTC().Format("2006-01-02 15:04:05"), r.Label, r.DB, r.Version, r.Fingerprint, r.Status})
@@ -203,11 +200,17 @@ func newList(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// resultsExist refuses a --results folder that is not there, saying where
-// runs save their records.
-func resultsExist(results string) error {
+// openSaved opens a --results folder that must hold saved runs (refused,
+// saying where runs save their records, when it is not there), its damaged
+// files named.
+func openSaved(stderr io.Writer, results string) (*catalog.Catalog, error) {
 	if _, err := os.Stat(results); err != nil {
-		return usageError(fmt.Errorf("--results %s: %w (runs save their records in RESULTS_DIR, ./results unless set)", results, errors.Unwrap(err)))
+		return nil, usageError(fmt.Errorf("--results %s: %w (runs save their records in RESULTS_DIR, ./results unless set)", results, errors.Unwrap(err)))
 	}
-	return nil
+	c, err := openResults(stderr, results)
+	if err != nil {
+		return nil, err
+	}
+	warnDamaged(stderr, c.Damaged)
+	return c, nil
 }

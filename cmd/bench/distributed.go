@@ -51,19 +51,8 @@ tsbench builds or databases, the same instance twice, and missing instances
 			if err != nil {
 				return err
 			}
-			var recs []*record.Record
-			seen := map[string]bool{}
-			for _, r := range slices.Concat(sides...) {
-				if !seen[r.ID] {
-					seen[r.ID] = true
-					recs = append(recs, r)
-				}
-			}
 			saved, _ := store.List()
-			if err := record.CheckLabel(label, record.Refs(saved)); err != nil {
-				return usageError(err)
-			}
-			m, err := record.Merge(recs, record.MergeOptions{Label: label, Force: force, Existing: saved})
+			m, err := record.Merge(slices.Concat(sides...), record.MergeOptions{Label: label, Force: force, Existing: saved})
 			if err != nil {
 				return usageError(err)
 			}

@@ -41,14 +41,10 @@ Elasticsearch store; docs/weekly-regression.md shows the layouts.`,
 			if dest.Store() && output != "" {
 				return usageError(fmt.Errorf("-o writes a file; --to %s writes into a store", dest))
 			}
-			if err := resultsExist(results); err != nil {
-				return err
-			}
-			c, err := openResults(stderr, results)
+			c, err := openSaved(stderr, results)
 			if err != nil {
 				return err
 			}
-			warnDamaged(stderr, c.Damaged)
 			entries, err := c.Select(args)
 			if err != nil {
 				return usageError(err)

@@ -59,14 +59,10 @@ makes a metric worse by more than --fail-above percent: a cron job on master.`,
 			if newest < 0 || !(above >= 0) {
 				return usageError(fmt.Errorf("--fail-on-change %d --fail-above %g: a number of points and a percentage, 0 or more", newest, above))
 			}
-			if err := resultsExist(results); err != nil {
-				return err
-			}
-			c, err := openResults(stderr, results)
+			c, err := openSaved(stderr, results)
 			if err != nil {
 				return err
 			}
-			warnDamaged(stderr, c.Damaged)
 			entries, err := c.Select(args)
 			if err != nil {
 				return usageError(err)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,15 +13,8 @@ import (
 	"github.com/tsbench/tsbench/provision"
 )
 
-// serverFlags are a provisioned server's, as bench server and the
-// lifecycle commands bench routine writes take them.
-type serverFlags struct {
-	dist, home, properties, spec string
-	port                         int
-}
-
 func newServer(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
-	var sf serverFlags
+	var sf provision.Args
 	cmd := &cobra.Command{
 		Use:   "server start|stop|status|wipe|install|where iotdb|elasticsearch|opensearch [VERSION]",
 		Short: "Start, stop or inspect a server on 127.0.0.1 with the scripts the binary carries",
@@ -48,69 +39,29 @@ Exit status: 0 done (status: running); 2 bad usage; 3 the script failed
 (status: not running).`,
 		Args: cobra.RangeArgs(1, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			action := args[0]
-			if !slices.Contains(provision.Actions, action) {
-				return usageError(fmt.Errorf("%q is not an action of bench server (valid: start, stop, status, wipe, install, where)", action))
+			self, err := os.Executable()
+			if err != nil {
+				return failedError(fmt.Errorf("find the bench binary: %w", err))
 			}
-			var s provision.Server
-			var err error
-			if sf.spec != "" {
-				if len(args) != 1 {
-					return usageError(fmt.Errorf("--spec %s describes the server: give only the action (bench server %s --spec FILE)", sf.spec, action))
-				}
-				s, err = provision.Load(sf.spec)
-			} else if len(args) < 2 {
-				return usageError(fmt.Errorf("bench server %s: name the server (iotdb, elasticsearch or opensearch)", action))
-			} else {
-				s, err = sf.server(args[1], args[2:])
-			}
+			sf.Bench = self
+			s, err := provision.FromArgs(args[0], args[1:], sf)
 			if err != nil {
 				return usageError(err)
 			}
-			if err := s.Run(ctx, action, stdout, stderr); err != nil {
+			if err := s.Run(ctx, args[0], stdout, stderr); err != nil {
 				return failedError(err)
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&sf.dist, "dist", "", "run this build: an unpacked distribution, or a .zip or .tar.gz of one")
-	f.StringVar(&sf.home, "home", "", "the server's state folder (default: the script's, in the cache folder)")
-	f.IntVar(&sf.port, "port", 0, "Elasticsearch/OpenSearch HTTP port (default 9200; IoTDB is on 6667)")
-	f.StringVar(&sf.spec, "spec", "", "the server as bench routine describes it in a file (instead of its name and the flags above)")
-	f.StringVar(&sf.properties, "properties", "", "IoTDB: extra lines for iotdb-system.properties (newline-separated)")
+	f.StringVar(&sf.Dist, "dist", "", "run this build: an unpacked distribution, or a .zip or .tar.gz of one")
+	f.StringVar(&sf.Home, "home", "", "the server's state folder (default: the script's, in the cache folder)")
+	f.IntVar(&sf.Port, "port", 0, "Elasticsearch/OpenSearch HTTP port (default 9200; IoTDB is on 6667)")
+	f.StringVar(&sf.Spec, "spec", "", "the server as bench routine describes it in a file (instead of its name and the flags above)")
+	f.StringVar(&sf.Properties, "properties", "", "IoTDB: extra lines for iotdb-system.properties (newline-separated)")
 	cmd.AddCommand(newServerProbe(stderr))
 	return cmd
-}
-
-// server makes the provision.Server the flags describe.
-func (sf serverFlags) server(kind string, version []string) (provision.Server, error) {
-	k, err := provision.ParseKind(kind)
-	if err != nil {
-		return provision.Server{}, err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return provision.Server{}, fmt.Errorf("find the bench binary: %w", err)
-	}
-	s := provision.Server{Kind: k, Home: sf.home, Port: sf.port, Properties: sf.properties, Bench: self}
-	if len(version) == 1 {
-		s.Version = version[0]
-	}
-	if err := s.Check(); err != nil {
-		return s, err
-	}
-	if sf.home != "" {
-		if s.Home, err = filepath.Abs(sf.home); err != nil {
-			return s, err
-		}
-	}
-	if sf.dist != "" {
-		if err := s.UseDist(sf.dist, provision.DefaultCache()); err != nil {
-			return s, err
-		}
-	}
-	return s, nil
 }
 
 // newServerProbe is the readiness probe scripts/iotdb runs when the binary

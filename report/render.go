@@ -14,6 +14,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+	"github.com/tsbench/tsbench/catalog"
 )
 
 // Table is a titled grid of cells; the first column is a row label, the
@@ -292,3 +293,16 @@ func WriteJSON(w io.Writer, v any) error {
 func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// WriteList writes bench list's table of a results folder's runs (in
+// JSON the table itself).
+func WriteList(w io.Writer, f Format, c *catalog.Catalog) error {
+	t := Table{Title: fmt.Sprintf("Runs in %s", c.Dir), Header: []string{"ID", "Started (UTC)", "Label", "DB", "Version", "Workload", "Status"}}
+	for _, r := range c.Entries {
+		t.Rows = append(t.Rows, []string{r.ID, r.StartedAt.UTC().Format("2006-01-02 15:04:05"), r.Label, r.DB, r.Version, r.Fingerprint, r.Status})
+	}
+	if f == JSON {
+		return WriteJSON(w, t)
+	}
+	return WriteTables(w, f, []Table{t})
+}

@@ -145,9 +145,8 @@ nor shown worse); 70 an internal error (a bug in tsbench: please report it).`,
 			if rf.config == "" {
 				cmd.SetOut(stderr)
 				_ = cmd.Help()
-				return usageError(errors.New("give a config file with -c, e.g. bench -c config.properties"))
 			}
-			return runBenchmark(ctx, rf, stdout, stderr)
+			return runBenchmark(ctx, rf, "bench", stdout, stderr)
 		},
 	}
 	root.SetOut(stdout)
@@ -163,10 +162,7 @@ nor shown worse); 70 an internal error (a bug in tsbench: please report it).`,
 		Short: "Run a benchmark",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if rf2.config == "" {
-				return usageError(errors.New("give a config file with -c, e.g. bench run -c config.properties"))
-			}
-			return runBenchmark(ctx, rf2, stdout, stderr)
+			return runBenchmark(ctx, rf2, "bench run", stdout, stderr)
 		},
 	}
 	addRunFlags(run, &rf2)
@@ -215,7 +211,12 @@ func formatFlag(cmd *cobra.Command, p *string, fs report.Formats, what string) {
 	cmd.Flags().StringVar(p, "format", string(report.Text), what+": "+fs.Help())
 }
 
-func runBenchmark(ctx context.Context, rf runFlags, stdout, stderr io.Writer) error {
+// runBenchmark is bench and bench run (the command's name, for the
+// refusal of a missing config file).
+func runBenchmark(ctx context.Context, rf runFlags, name string, stdout, stderr io.Writer) error {
+	if rf.config == "" {
+		return usageError(fmt.Errorf("give a config file with -c, e.g. %s -c config.properties", name))
+	}
 	if rf.repeat < 1 {
 		return usageError(fmt.Errorf("--repeat=%d must be at least 1", rf.repeat))
 	}

@@ -185,14 +185,7 @@ func newList(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t := report.Table{Title: fmt.Sprintf("Runs in %s", results), Header: []string{"ID", "Started (UTC)", "Label", "DB", "Version", "Workload", "Status"}}
-			for _, r := range c.Entries {
-				t.Rows = append(t.Rows, []string{r.ID, r.StartedAt.UTC().Format("2006-01-02 15:04:05"), r.Label, r.DB, r.Version, r.Fingerprint, r.Status})
-			}
-			if f == report.JSON {
-				return report.WriteJSON(stdout, t)
-			}
-			return report.WriteTables(stdout, f, []report.Table{t})
+			return report.WriteList(stdout, f, c)
 		},
 	}
 	cmd.Flags().StringVar(&results, "results", resultsDir(), resultsHelp)

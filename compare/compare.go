@@ -257,6 +257,10 @@ type Comparison struct {
 	Unpaired string
 	// Verdict is the gate's, once Decide has run (--fail-above).
 	Verdict *Verdict
+	// Sequential says, for a routine that stopped when it knew (bench
+	// routine --budget), where it stopped, why, and the levels it spent
+	// (Options.AtLook); a note of every report.
+	Sequential string
 }
 
 // sample is one run's value of a row and the successful operations behind it.

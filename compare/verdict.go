@@ -324,6 +324,21 @@ func (c *Comparison) Decide(failAbove float64, untested string) *Verdict {
 	return v
 }
 
+// AtLook is the options of look k of a sequential design of at most looks
+// (bench routine --budget): the false alarm's level α and the intervals'
+// one-sided error (1−confidence)/2 each spent by stats.Spent, so that over
+// every look, wherever the routine stops, the chance of a false "worse" stays
+// below α and of a false "within" below (1−confidence)/2.
+func (o Options) AtLook(k, looks int) Options {
+	alpha := o.Alpha
+	if alpha <= 0 {
+		alpha = DefaultAlpha
+	}
+	o.Alpha = stats.Spent(alpha, k, looks)
+	o.Confidence = 1 - 2*stats.Spent((1-o.confidence())/2, k, looks)
+	return o
+}
+
 func (o Options) confidence() float64 {
 	if o.Confidence <= 0 || o.Confidence >= 1 {
 		return DefaultConfidence
@@ -358,7 +373,7 @@ func (v *Verdict) status() (string, string) {
 		}
 		return Undetermined, fmt.Sprintf("Gate inconclusive: %d of %d gated rows are neither proven within %s nor shown worse (%s); no regression was found.", len(open), len(v.Rows), pctLimit(v.FailAbove), strings.Join(names, ", "))
 	}
-	return Passed, fmt.Sprintf("Gate passed: all %d gated rows are proven within %s (or better) at %g%% confidence each.", len(pass), pctLimit(v.FailAbove), 100*(1-(1-v.Confidence)/2))
+	return Passed, fmt.Sprintf("Gate passed: all %d gated rows are proven within %s (or better) at %.4g%% confidence each.", len(pass), pctLimit(v.FailAbove), 100*(1-(1-v.Confidence)/2))
 }
 
 // Lines are the verdict in full: the headline, then every row that is
@@ -383,6 +398,6 @@ func (v *Verdict) Lines() []string {
 
 // Method says how the verdict was reached, in one sentence.
 func (v *Verdict) Method() string {
-	return fmt.Sprintf("A row is worse when a one-sided test shows it worse by more than %s (Holm over every gated row: any false alarm below α=%g); within when its interval's worse end (one-sided %g%%) is inside %s, and the gate passes only when every gated row is (an intersection–union test: a false pass at most %.3g%%, no correction needed); inconclusive otherwise. Latency limits are widened by the noise floor (--min-abs), the error rate's by %g percentage points; deterministic server figures are gated by their ratio against thresholds of their own.",
+	return fmt.Sprintf("A row is worse when a one-sided test shows it worse by more than %s (Holm over every gated row: any false alarm below α=%.3g); within when its interval's worse end (one-sided %.4g%%) is inside %s, and the gate passes only when every gated row is (an intersection–union test: a false pass at most %.3g%%, no correction needed); inconclusive otherwise. Latency limits are widened by the noise floor (--min-abs), the error rate's by %g percentage points; deterministic server figures are gated by their ratio against thresholds of their own.",
 		pctLimit(v.FailAbove), v.Alpha, 100*(1-(1-v.Confidence)/2), pctLimit(v.FailAbove), 100*(1-v.Confidence)/2, ErrorRateFloor)
 }

@@ -251,6 +251,9 @@ func notes(c *compare.Comparison) []string {
 	if c.Verdict != nil {
 		n = append(n, c.Verdict.Method())
 	}
+	if c.Sequential != "" {
+		n = append(n, c.Sequential)
+	}
 	n = append(n, []string{
 		fmt.Sprintf("Verdicts: Welch's t-test, two-sided, on the per-run values of each side (medians shown); p(Holm) adjusts p over every tested row of a contender (Holm–Bonferroni: the chance of any false alarm stays below α=%g); ~ = no significant change, a change below --min-effect %g%%, or a latency change below the noise floor (--min-abs %g ms); Ratio = contender / baseline.", c.Options.Alpha, c.Options.MinEffect, c.Options.MinAbsMS),
 		compare.GateRules,
@@ -407,6 +410,9 @@ func PRTables(c *compare.Comparison) []Table {
 	if c.Verdict != nil {
 		t.Notes = append(t.Notes, c.Verdict.Method())
 	}
+	if c.Sequential != "" {
+		t.Notes = append(t.Notes, c.Sequential)
+	}
 	t.Notes = append(t.Notes, c.Warnings...)
 	out := []Table{t}
 	if st, ok := serverMetricsTable(c); ok {
@@ -491,9 +497,12 @@ type comparisonJSON struct {
 	// under test (database, tsbench build, workload, host).
 	Differences []string `json:"differences,omitempty"`
 	// SameBuild says which contenders measured the baseline's very build.
-	SameBuild []string  `json:"same_build,omitempty"`
-	Rows      []rowJSON `json:"rows"`
-	Warnings  []string  `json:"warnings,omitempty"`
+	SameBuild []string `json:"same_build,omitempty"`
+	// Sequential says where a routine that stopped when it knew stopped,
+	// and the levels it spent.
+	Sequential string    `json:"sequential,omitempty"`
+	Rows       []rowJSON `json:"rows"`
+	Warnings   []string  `json:"warnings,omitempty"`
 }
 
 type sideJSON struct {
@@ -554,7 +563,7 @@ func ComparisonJSON(c *compare.Comparison) any {
 		}
 		return j
 	}
-	out := comparisonJSON{Verdict: c.Verdict, Baseline: side(c.Baseline), Alpha: c.Options.Alpha, MinEffect: c.Options.MinEffect, MinAbsMS: c.Options.MinAbsMS, Differences: c.Differences(), SameBuild: c.SameBuild(), Warnings: c.Warnings}
+	out := comparisonJSON{Verdict: c.Verdict, Baseline: side(c.Baseline), Alpha: c.Options.Alpha, MinEffect: c.Options.MinEffect, MinAbsMS: c.Options.MinAbsMS, Differences: c.Differences(), SameBuild: c.SameBuild(), Warnings: c.Warnings, Sequential: c.Sequential}
 	for _, s := range c.Contenders {
 		out.Contenders = append(out.Contenders, side(s))
 	}

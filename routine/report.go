@@ -73,6 +73,9 @@ func (r Report) Write() ([]byte, error) {
 	lines := report.Summary(cmp)
 	fmt.Fprintln(&sum, lines[0])
 	fmt.Fprintf(&sum, "Routine: %s vs %s, %d runs a side in balanced blocks (%s)\n", r.Labels[0], strings.Join(r.Labels[1:], ", "), r.Runs, design)
+	if cmp.Sequential != "" {
+		fmt.Fprintln(&sum, cmp.Sequential)
+	}
 	for _, l := range slices.Concat(lines[1:], cmp.Lead()) {
 		fmt.Fprintln(&sum, l)
 	}

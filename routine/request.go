@@ -24,15 +24,23 @@ import (
 // Request is a whole routine as bench routine takes it: the configuration,
 // the sides, the runs and the gate. Do makes it.
 type Request struct {
-	Config             string   // the config.properties of every side
-	Sets, SideSets     []string // --set KEY=VALUE, --side-set NAME:KEY=VALUE
-	Baseline           string   // NAME=SERVER
-	Contenders         []string // NAME=SERVER each
-	Runs               int      // runs a side (rounded up to even)
-	Seed               uint64   // --order-seed
-	SeedGiven          bool     // false: the seed is drawn from the clock
-	Out                string   // the routine's folder ("": routine-<UTC time>)
-	FailAbove          float64  // the gate's limit, percent
+	Config         string   // the config.properties of every side
+	Sets, SideSets []string // --set KEY=VALUE, --side-set NAME:KEY=VALUE
+	Baseline       string   // NAME=SERVER
+	Contenders     []string // NAME=SERVER each
+	Runs           int      // runs a side (rounded up to even); with looks, the runs of the first look
+	// Budget and Looks make the routine sequential: after Runs runs a side
+	// and after every pair of blocks from there it compares what it has
+	// (each look at the levels compare.Options.AtLook spends) and stops when
+	// every gated row is decided, at the last of Looks looks, or when another
+	// pair of blocks would not fit in Budget (0: no limit). Looks 0 is 6
+	// with a budget, else 1 (one look: the routine as it was).
+	Budget             time.Duration
+	Looks              int
+	Seed               uint64  // --order-seed
+	SeedGiven          bool    // false: the seed is drawn from the clock
+	Out                string  // the routine's folder ("": routine-<UTC time>)
+	FailAbove          float64 // the gate's limit, percent
 	Compare            compare.Options
 	AA, KeepState      bool
 	DryRun             bool
@@ -43,6 +51,8 @@ type Request struct {
 	Tool               string // the tsbench build's version, in the records and the report
 	Stdout, Log        io.Writer
 	unchecked          string // why the runs' answers are not checked, when they are not
+	look               int    // the look the routine stopped at (0: not sequential)
+	stopped            string // why it stopped there
 	base               []string
 	perSide            map[string][]string
 	labels             []string
@@ -71,6 +81,12 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	r.Runs = runs
 	if err := r.Compare.Check(r.FailAbove, true, compare.UntestedFail); err != nil {
 		return nil, bad(err)
+	}
+	if r.Budget < 0 || r.Looks < 0 {
+		return nil, bad(fmt.Errorf("--budget %s --looks %d: a duration and a number of looks, 0 or more", r.Budget, r.Looks))
+	}
+	if r.Looks == 0 {
+		r.Looks = map[bool]int{false: 1, true: 6}[r.Budget > 0]
 	}
 	sides, err := ParseSides(r.Baseline, r.Contenders)
 	if err != nil {
@@ -104,7 +120,10 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	}
 	if r.DryRun {
 		fmt.Fprintf(r.Stdout, "Routine: %d runs a side in balanced blocks (--order-seed %d), into %s\n", r.Runs, r.Seed, r.Out)
-		for i, sl := range Order(len(resolved), r.Runs, r.Seed) {
+		if r.Looks > 1 {
+			fmt.Fprintf(r.Stdout, "Sequential: looks after %d runs a side and after every pair of blocks from there, at most %d looks (%d runs a side)%s; the runs up to the last:\n", r.Runs, r.Looks, r.mostRuns(), r.budgetWords())
+		}
+		for i, sl := range Order(len(resolved), r.mostRuns(), r.Seed) {
 			fmt.Fprintf(r.Stdout, "  run %d: side %s (block %d, position %d)\n", i+1, resolved[sl.Side].Name, sl.Block, sl.Position)
 		}
 		return nil, nil
@@ -199,13 +218,18 @@ func (r *Request) resolve(ctx context.Context, sides []Side, commands map[string
 func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, port int) (Timing, error) {
 	results := Results(r.Out)
 	n := 0
+	start := time.Now()
 	o := Options{
-		Sides: resolved, Runs: r.Runs, Seed: r.Seed, AA: r.AA, KeepState: r.KeepState,
+		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, KeepState: r.KeepState,
 		StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
 		RunOne: func(ctx context.Context, j Job) error {
 			n++
 			logPath := filepath.Join(r.Out, "runs", fmt.Sprintf("%02d-%s.log", n, j.Label))
-			if err := r.runOne(ctx, j, logPath, fmt.Sprintf("routine: %s, run %d of %d: ", j.Label, n, r.Runs*len(resolved))); err != nil {
+			of := fmt.Sprint(r.mostRuns() * len(resolved))
+			if r.Looks > 1 {
+				of = "at most " + of
+			}
+			if err := r.runOne(ctx, j, logPath, fmt.Sprintf("routine: %s, run %d of %s: ", j.Label, n, of)); err != nil {
 				return fmt.Errorf("%w (its log: %s)", err, logPath)
 			}
 			return nil
@@ -215,7 +239,13 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 			return SameBuildsSeen(recs, sides, r.AA)
 		},
 	}
-	fmt.Fprintf(r.Log, "routine: %d runs a side, the order drawn with --order-seed %d\n", r.Runs, r.Seed)
+	if r.Looks > 1 {
+		o.FirstLook = r.Runs
+		o.Look = func(blocks int) (bool, error) { return r.lookAt(blocks, time.Since(start)) }
+		fmt.Fprintf(r.Log, "routine: %d runs a side, then a look after every pair of blocks until every gated row is decided (at most %d looks, %d runs a side%s), the order drawn with --order-seed %d\n", r.Runs, r.Looks, r.mostRuns(), r.budgetWords(), r.Seed)
+	} else {
+		fmt.Fprintf(r.Log, "routine: %d runs a side, the order drawn with --order-seed %d\n", r.Runs, r.Seed)
+	}
 	tm, err := Run(ctx, o)
 	if err != nil {
 		var bi *pipeline.BadInput
@@ -225,6 +255,43 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 		return tm, fmt.Errorf("the routine stopped: %w", err)
 	}
 	return tm, nil
+}
+
+// mostRuns is the most runs a side the routine makes: Runs, and two more
+// for every look after the first.
+func (r *Request) mostRuns() int { return r.Runs + 2*(r.Looks-1) }
+
+func (r *Request) budgetWords() string {
+	if r.Budget <= 0 {
+		return ""
+	}
+	return ", within --budget " + r.Budget.String()
+}
+
+// lookAt is the look after blocks blocks, elapsed into the runs: it
+// compares the runs at the look's levels and says whether to stop.
+func (r *Request) lookAt(blocks int, elapsed time.Duration) (bool, error) {
+	r.look++
+	cmp, _, err := r.comparison()
+	if err != nil {
+		return true, fmt.Errorf("compare the routine's runs at look %d: %w", r.look, err)
+	}
+	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
+	fmt.Fprintf(r.Log, "routine: look %d of at most %d, %d runs a side: %s\n", r.look, r.Looks, blocks, v.Headline)
+	pair := 2 * elapsed / time.Duration(blocks) // the blocks so far, on average
+	switch {
+	case v.Status == compare.Regression:
+		r.stopped = "a regression is shown"
+	case v.Status == compare.Passed:
+		r.stopped = "every gated row is proven within the limit"
+	case r.look == r.Looks:
+		r.stopped = "its last look"
+	case r.Budget > 0 && elapsed+pair > r.Budget:
+		r.stopped = fmt.Sprintf("another pair of blocks (about %s) would not fit in --budget %s", pair.Round(time.Second), r.Budget)
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 // runOne is one run of a side, as bench run makes it: its output goes to
@@ -255,7 +322,7 @@ func (r *Request) report(tm Timing) (*compare.Verdict, error) {
 		return nil, fmt.Errorf("compare the routine's runs: %w", err)
 	}
 	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
-	sum, err := Report{Out: r.Out, Labels: r.labels, Runs: r.Runs, Paired: r.Compare.Paired, Tool: r.Tool, Comparison: cmp, Warnings: warnings,
+	sum, err := Report{Out: r.Out, Labels: r.labels, Runs: len(cmp.Baseline.Runs), Paired: r.Compare.Paired, Tool: r.Tool, Comparison: cmp, Warnings: warnings,
 		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked}.Write()
 	if err != nil {
 		return nil, err
@@ -277,9 +344,22 @@ func (r *Request) comparison() (*compare.Comparison, []string, error) {
 	if err != nil {
 		return nil, nil, bad(err)
 	}
-	cmp, warnings, err := compare.Build(r.labels, runs, damaged, r.Compare, false)
+	opt := r.Compare
+	if r.look > 0 {
+		opt = opt.AtLook(r.look, r.Looks)
+	}
+	cmp, warnings, err := compare.Build(r.labels, runs, damaged, opt, false)
 	if err != nil {
 		return nil, nil, bad(err)
+	}
+	if r.look > 0 {
+		full := r.Compare.AtLook(1, 1) // the levels asked, defaults filled in
+		beta := (1 - full.Confidence) / 2
+		cmp.Sequential = fmt.Sprintf("Sequential: the routine stopped at look %d of at most %d (%d runs a side) because %s. "+
+			"Each look tested at levels spent from α=%.3g and the intervals' one-sided %.3g (O'Brien–Fleming-type spending, level·(2k−1)/%d² at look k; "+
+			"the looks combined by Bonferroni's inequality): wherever it stops, the chance of a false \"worse\" stays below %.3g and of a false \"within\" below %.3g. "+
+			"This look: α=%.3g, intervals at %.4g%%.",
+			r.look, r.Looks, len(runs[0]), r.stopped, full.Alpha, beta, r.Looks, full.Alpha, beta, opt.Alpha, 100*opt.Confidence)
 	}
 	return cmp, warnings, nil
 }

@@ -103,6 +103,12 @@ type Options struct {
 	// AfterFirstBlock is called once every side has run once: the
 	// caller checks there what only the servers could say (their builds).
 	AfterFirstBlock func() error
+	// Look, when set, is asked after block FirstLook and after every pair
+	// of blocks from there whether the routine may stop (it knows enough,
+	// or its budget ends); Runs is then the most runs a side. blocks is the
+	// blocks made so far: the runs a side.
+	Look      func(blocks int) (stop bool, err error)
+	FirstLook int
 }
 
 // Timing is where the routine's wall time went.
@@ -150,7 +156,11 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 			per := time.Since(start) / time.Duration(i)
 			left = fmt.Sprintf(", about %s left", (per * time.Duration(len(slots)-i)).Round(time.Second))
 		}
-		fmt.Fprintf(o.Log, "routine: run %d of %d: side %s (block %d, position %d)%s\n", i+1, len(slots), side.Name, sl.Block, sl.Position, left)
+		most := ""
+		if o.Look != nil {
+			most = "at most "
+		}
+		fmt.Fprintf(o.Log, "routine: run %d of %s%d: side %s (block %d, position %d)%s\n", i+1, most, len(slots), side.Name, sl.Block, sl.Position, left)
 		job := Job{Side: side, Label: side.Name, Fresh: !o.KeepState}
 		routine := &record.Routine{Side: side.Name, Block: sl.Block, Position: sl.Position, AA: o.AA, Seed: o.Seed}
 		job.Annotate = func(r *record.Record) {
@@ -213,6 +223,12 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		}
 		if i == len(o.Sides)-1 && o.AfterFirstBlock != nil {
 			if err := o.AfterFirstBlock(); err != nil {
+				return tm, err
+			}
+		}
+		if o.Look != nil && sl.Position == len(o.Sides) && sl.Block >= o.FirstLook && (sl.Block-o.FirstLook)%2 == 0 {
+			stop, err := o.Look(sl.Block)
+			if err != nil || stop {
 				return tm, err
 			}
 		}

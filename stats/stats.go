@@ -1,6 +1,7 @@
 // Package stats holds the statistics of comparing benchmark runs, and no
 // policy: Welch's and the paired t-test, Holm's correction, a sample's mean
-// and variance, Student's t quantiles. Package compare decides with them
+// and variance, Student's t quantiles, the levels of a sequential design
+// (Spent). Package compare decides with them
 // which rows are worse, within a limit or inconclusive; the scripts that
 // measure the tool use the same functions.
 package stats
@@ -158,4 +159,21 @@ func Median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Spent is the share of an error level a test at look k of at most looks
+// may use, so that a design that looks at its data after every few runs and
+// stops when it knows keeps its error rate: an O'Brien–Fleming-type spending
+// function (Lan and DeMets), level·(k/looks)², spent as level·(2k−1)/looks²
+// at look k. The looks' tests are then combined by Bonferroni's inequality,
+// which holds whatever the correlation between them: the chance of any
+// false claim over every look, wherever the design stops, is at most the
+// sum, level. Early looks spend little (a change must be large to be
+// claimed there); the last spends about 2/looks of the level.
+func Spent(level float64, k, looks int) float64 {
+	if looks <= 1 {
+		return level
+	}
+	k = min(max(k, 1), looks)
+	return level * float64(2*k-1) / float64(looks*looks)
 }

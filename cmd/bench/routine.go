@@ -62,6 +62,14 @@ of its block instead (on log-ratios: drift both sides share cancels, at the
 price of fewer degrees of freedom; docs/weekly-regression.md has both
 measured).
 
+--budget DURATION makes the routine sequential (stop when you know): after
+--runs runs a side it compares what it has, and after every further pair of
+blocks again, until every gated row is decided, the last of --looks looks
+(6), or the budget would not fit another pair. Each look tests at a share of
+--alpha and of the intervals' error (O'Brien–Fleming-type spending, the
+looks combined by Bonferroni's inequality), so the gate's error rates hold
+wherever the routine stops; the report says where it stopped and why.
+
 Exit status: 0 passed: every gated row proven within --fail-above (or
 better); 1 a regression beyond --fail-above; 2 bad usage or input, or two
 sides of one build; 3 a side's server could not be made, or a run failed
@@ -80,6 +88,8 @@ are neither proven within nor shown worse, untested or not measured.`,
 	fl.StringArrayVar(&r.Contenders, "contender", nil, "a contender: NAME=SERVER (repeatable)")
 	fl.Uint64Var(&r.Seed, "order-seed", 0, "draws which block of each pair of blocks comes first (default: from the clock, printed; give it to repeat an order)")
 	fl.IntVar(&r.Runs, "runs", 6, "runs a side (even: an odd number is rounded up, so that the order is balanced)")
+	fl.DurationVar(&r.Budget, "budget", 0, "stop when you know: after --runs runs a side, look after every pair of blocks and stop once every gated row is decided (worse, or proven within --fail-above), at the last look, or when another pair would not fit in this time, e.g. 30m (the levels are spent over the looks: valid under this optional stopping)")
+	fl.IntVar(&r.Looks, "looks", 0, "the most looks of a sequential routine (default 6 with --budget; above 1 without it: stop when decided, at most this many looks)")
 	fl.StringVar(&r.Out, "out", "", "the folder for the report, the charts and the records (default routine-<UTC time>)")
 	fl.Float64Var(&r.FailAbove, "fail-above", 10, "gate: exit 1 when a gated row is significantly worse by more than this percentage")
 	fl.Float64Var(&r.Compare.Alpha, "alpha", compare.DefaultAlpha, "family-wise significance level of the verdicts and the gate")

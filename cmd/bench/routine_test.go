@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"html/template"
 	"os"
 	"path/filepath"
@@ -281,5 +282,59 @@ func TestDropCachesSaid(t *testing.T) {
 		if r := bench(t, "run", "-c", "config.properties", "--set", "QUERY_ROUNDS=1", "--set", set, "--dry-run"); r.code != 0 || strings.Contains(r.stderr, "DROP_CACHES_COMMAND's default") {
 			t.Errorf("--set %s: exit %d, stderr %q", set, r.code, r.stderr)
 		}
+	}
+}
+
+// delayTarget is the Null database answering each operation in 5–7 ms
+// (tools/gate-proof's delay target), for routines whose verdicts must come
+// quickly and surely.
+var delayTarget = []string{"routine", "-c", "config.properties", "--set", "DB_SWITCH=Null", "--set", "DEVICE_NUMBER=2", "--set", "GROUP_NUMBER=1",
+	"--set", "DATA_CLIENT_NUMBER=2", "--set", "LOOP=60", "--set", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0", "--set", "INIT_WAIT_TIME=0",
+	"--set", "VERIFY=false", "--set", "NULL_DELAY_MS=5", "--set", "NULL_JITTER_MS=2", "--set", "NULL_SLOW_OPERATION=PRECISE_POINT",
+	"--baseline", "a=embedded", "--contender", "b=embedded", "--aa", "--runs", "4"}
+
+// TestRoutineStopsWhenItKnows: with --budget the routine looks after its
+// first 4 runs a side and after every pair of blocks, and stops at the look
+// that decides (a 30% slowdown at the first), at the budget, or at its last
+// look; the report says where and why, and the records are the runs made.
+func TestRoutineStopsWhenItKnows(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		args  []string
+		code  int
+		look  int
+		looks int
+		why   string
+		lines string // in stderr
+	}{
+		{"a 30% slowdown", []string{"--side-set", "b:NULL_SLOWDOWN_PCT=30", "--budget", "10m"}, 1, 1, 6, "because a regression is shown", "look 1 of at most 6, 4 runs a side: Gate failed"},
+		{"a limit no run can prove, and a budget spent", []string{"--fail-above", "0.1", "--budget", "1s"}, 4, 1, 6, "would not fit in --budget 1s", "look 1 of at most 6"},
+		{"two looks and no budget", []string{"--fail-above", "0.1", "--looks", "2"}, 4, 2, 2, "because its last look", "look 2 of at most 2, 6 runs a side"},
+	} {
+		out := t.TempDir()
+		r := bench(t, append(slices.Clone(delayTarget), append(c.args, "--out", out)...)...)
+		if r.code != c.code {
+			t.Errorf("%s: exit %d, want %d\n%s\n%s", c.name, r.code, c.code, r.stdout, r.stderr)
+			continue
+		}
+		runs := 4 + 2*(c.look-1)
+		want := fmt.Sprintf("Sequential: the routine stopped at look %d of at most %d (%d runs a side) ", c.look, c.looks, runs)
+		md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+		for what, text := range map[string]string{"stdout": r.stdout, "report.md": string(md)} {
+			if !strings.Contains(text, want) || !strings.Contains(text, c.why) {
+				t.Errorf("%s: %s does not say %q ... %q:\n%s", c.name, what, want, c.why, text)
+			}
+		}
+		if !strings.Contains(r.stderr, c.lines) {
+			t.Errorf("%s: stderr does not say %q:\n%s", c.name, c.lines, r.stderr)
+		}
+		recs, err := record.Store{Dir: filepath.Join(out, "results")}.List()
+		if err != nil || len(recs) != 2*runs {
+			t.Errorf("%s: %d records (%v), want %d", c.name, len(recs), err, 2*runs)
+		}
+	}
+	r := bench(t, append(slices.Clone(delayTarget), "--budget", "-1m", "--out", t.TempDir())...)
+	if r.code != 2 || !strings.Contains(r.stderr, "--budget -1m0s --looks 0: a duration and a number of looks, 0 or more") {
+		t.Errorf("a negative budget: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -1,0 +1,158 @@
+// Command powertable tables what tools/power-curve's routines found: for
+// each design and controlled slowdown, how many routines caught it (exit
+// 1), passed (exit 0: every gated row proven within the limit) or could not
+// tell (exit 4), with the rate's 95% interval, the routines' wall time and
+// runs a side, and how far the gated latency rows leaned (the median over a
+// routine's rows of contender/baseline, then the median and range of those
+// over the cell's routines).
+//
+//	go run ./tools/powertable OUT
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/tsbench/tsbench/stats"
+)
+
+type cell struct {
+	design, share string
+	exits         map[int]int
+	walls, runs   []float64
+	leans         []float64
+}
+
+var (
+	cellName = regexp.MustCompile(`^(fixed|budget)-([0-9.]+)-[0-9]+$`)
+	wallLine = regexp.MustCompile(`(?m)^Wall time (\S+):`)
+	runsLine = regexp.MustCompile(`(?m)^Routine: .*?, (\d+) runs a side`)
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: powertable OUT")
+		os.Exit(2)
+	}
+	dirs, err := filepath.Glob(filepath.Join(os.Args[1], "*-*-*"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cells := map[string]*cell{}
+	for _, d := range dirs {
+		m := cellName.FindStringSubmatch(filepath.Base(d))
+		code, err := os.ReadFile(filepath.Join(d, "exit"))
+		if m == nil || err != nil {
+			continue
+		}
+		k := m[1] + " " + m[2]
+		c := cells[k]
+		if c == nil {
+			c = &cell{design: m[1], share: m[2], exits: map[int]int{}}
+			cells[k] = c
+		}
+		n, _ := strconv.Atoi(strings.TrimSpace(string(code)))
+		c.exits[n]++
+		sum, _ := os.ReadFile(filepath.Join(d, "summary.txt"))
+		if w := wallLine.FindSubmatch(sum); w != nil {
+			if dur, err := time.ParseDuration(string(w[1])); err == nil {
+				c.walls = append(c.walls, dur.Minutes())
+			}
+		}
+		if r := runsLine.FindSubmatch(sum); r != nil {
+			v, _ := strconv.Atoi(string(r[1]))
+			c.runs = append(c.runs, float64(v))
+		}
+		if l, ok := lean(filepath.Join(d, "report.json")); ok {
+			c.leans = append(c.leans, l)
+		}
+	}
+	keys := make([]string, 0, len(cells))
+	for k := range cells {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := cells[keys[i]], cells[keys[j]]
+		if a.design != b.design {
+			return a.design > b.design // fixed first
+		}
+		x, _ := strconv.ParseFloat(a.share, 64)
+		y, _ := strconv.ParseFloat(b.share, 64)
+		return x < y
+	})
+	fmt.Println("| design | contender slower by | routines | caught (exit 1) | passed (exit 0) | inconclusive (exit 4) | wall time, median | runs a side, median | gated latency rows, median ratio [range over routines] |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	for _, k := range keys {
+		c := cells[k]
+		n := c.exits[0] + c.exits[1] + c.exits[4]
+		s, _ := strconv.ParseFloat(c.share, 64)
+		what := fmt.Sprintf("%g%%", 100*s)
+		if s == 0 {
+			what = "0 (A/A)"
+		}
+		lean := "n/a"
+		if len(c.leans) > 0 {
+			sort.Float64s(c.leans)
+			lean = fmt.Sprintf("%.3f [%.3f–%.3f]", stats.Median(c.leans), c.leans[0], c.leans[len(c.leans)-1])
+		}
+		fmt.Printf("| %s | %s | %d | %s | %s | %s | %.1f min | %g | %s |\n", c.design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
+			stats.Median(c.walls), stats.Median(c.runs), lean)
+	}
+}
+
+// rate is k of n with its exact (Clopper–Pearson) 95% interval.
+func rate(k, n int) string {
+	if n == 0 {
+		return "—"
+	}
+	lo, hi := 0.0, 1.0
+	if k > 0 {
+		lo = distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(0.025)
+	}
+	if k < n {
+		hi = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(0.975)
+	}
+	return fmt.Sprintf("%d (%.0f–%.0f%%)", k, 100*lo, 100*hi)
+}
+
+// lean is the median ratio of a routine's gated latency rows.
+func lean(path string) (float64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	var rep struct {
+		Rows []struct {
+			Metric     string `json:"metric"`
+			Contenders []struct {
+				Gated bool    `json:"gated"`
+				Ratio float64 `json:"ratio"`
+			} `json:"contenders"`
+		} `json:"rows"`
+	}
+	if json.Unmarshal(b, &rep) != nil {
+		return 0, false
+	}
+	var rs []float64
+	for _, r := range rep.Rows {
+		for _, c := range r.Contenders {
+			if c.Gated && c.Ratio > 0 && strings.Contains(r.Metric, "latency") {
+				rs = append(rs, c.Ratio)
+			}
+		}
+	}
+	if len(rs) == 0 {
+		return 0, false
+	}
+	return stats.Median(rs), true
+}

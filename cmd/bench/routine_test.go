@@ -5,7 +5,9 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -295,38 +297,61 @@ var delayTarget = []string{"routine", "-c", "config.properties", "--set", "DB_SW
 
 // TestRoutineStopsWhenItKnows: with --budget the routine looks after its
 // first 4 runs a side and after every pair of blocks, and stops at the look
-// that decides (a 30% slowdown at the first), at the budget, or at its last
-// look; the report says where and why, and the records are the runs made.
+// that decides (a 30% slowdown early), at the budget, or at its last look;
+// the report says where and why, and the records are the runs made.
 func TestRoutineStopsWhenItKnows(t *testing.T) {
+	const passed = "because every gated row is proven within the limit"
 	for _, c := range []struct {
 		name  string
 		args  []string
 		code  int
-		look  int
+		look  int // 0: any look before the last
 		looks int
 		why   string
-		lines string // in stderr
 	}{
-		{"a 30% slowdown", []string{"--side-set", "b:NULL_SLOWDOWN_PCT=30", "--budget", "10m"}, 1, 1, 6, "because a regression is shown", "look 1 of at most 6, 4 runs a side: Gate failed"},
-		{"a limit no run can prove, and a budget spent", []string{"--fail-above", "0.1", "--budget", "1s"}, 4, 1, 6, "would not fit in --budget 1s", "look 1 of at most 6"},
-		{"two looks and no budget", []string{"--fail-above", "0.1", "--looks", "2"}, 4, 2, 2, "because its last look", "look 2 of at most 2, 6 runs a side"},
+		{"a 30% slowdown", []string{"--side-set", "b:NULL_SLOWDOWN_PCT=30", "--budget", "10m"}, 1, 0, 6, "because a regression is shown"},
+		{"a limit no run can prove, and a budget spent", []string{"--fail-above", "0.1", "--budget", "1s"}, 4, 1, 6, "would not fit in --budget 1s"},
+		{"two looks and no budget", []string{"--fail-above", "0.1", "--looks", "2"}, 4, 2, 2, "because its last look"},
 	} {
 		out := t.TempDir()
 		r := bench(t, append(slices.Clone(delayTarget), append(c.args, "--out", out)...)...)
-		if r.code != c.code {
-			t.Errorf("%s: exit %d, want %d\n%s\n%s", c.name, r.code, c.code, r.stdout, r.stderr)
+		m := regexp.MustCompile(`stopped at look (\d+) of at most`).FindStringSubmatch(r.stdout)
+		if m == nil {
+			t.Errorf("%s: exit %d, no look said:\n%s\n%s", c.name, r.code, r.stdout, r.stderr)
 			continue
 		}
-		runs := 4 + 2*(c.look-1)
-		want := fmt.Sprintf("Sequential: the routine stopped at look %d of at most %d (%d runs a side) ", c.look, c.looks, runs)
+		look, _ := strconv.Atoi(m[1])
+		code, why := c.code, c.why
+		switch {
+		case c.look == 0 && look == c.looks:
+			// Where a real slowdown is shown depends on the machine's noise
+			// (the first look spends only α/36), but not at the last look.
+			t.Errorf("%s: did not stop before its last look:\n%s", c.name, r.stdout)
+			continue
+		case c.code == 4 && r.code == 0 && look <= c.look:
+			// A throughput row can be proven within even 0.1% when the
+			// contender happens to be faster by enough (seen about once in
+			// 15): that is a stop too, and must be said as one.
+			code, why = 0, passed
+		case c.look != 0 && look != c.look:
+			t.Errorf("%s: stopped at look %d, want %d:\n%s", c.name, look, c.look, r.stdout)
+			continue
+		}
+		if r.code != code {
+			t.Errorf("%s: exit %d, want %d\n%s\n%s", c.name, r.code, code, r.stdout, r.stderr)
+			continue
+		}
+		runs := 4 + 2*(look-1)
+		want := fmt.Sprintf("Sequential: the routine stopped at look %d of at most %d (%d runs a side) ", look, c.looks, runs)
 		md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 		for what, text := range map[string]string{"stdout": r.stdout, "report.md": string(md)} {
-			if !strings.Contains(text, want) || !strings.Contains(text, c.why) {
-				t.Errorf("%s: %s does not say %q ... %q:\n%s", c.name, what, want, c.why, text)
+			if !strings.Contains(text, want) || !strings.Contains(text, why) {
+				t.Errorf("%s: %s does not say %q ... %q:\n%s", c.name, what, want, why, text)
 			}
 		}
-		if !strings.Contains(r.stderr, c.lines) {
-			t.Errorf("%s: stderr does not say %q:\n%s", c.name, c.lines, r.stderr)
+		verdict := map[int]string{0: "Gate passed", 1: "Gate failed", 4: "Gate inconclusive"}[code]
+		if line := fmt.Sprintf("look %d of at most %d, %d runs a side: %s", look, c.looks, runs, verdict); !strings.Contains(r.stderr, line) {
+			t.Errorf("%s: stderr does not say %q:\n%s", c.name, line, r.stderr)
 		}
 		recs, err := record.Store{Dir: filepath.Join(out, "results")}.List()
 		if err != nil || len(recs) != 2*runs {

@@ -8,6 +8,7 @@ package provision
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -60,8 +61,11 @@ type Server struct {
 	// Home is the state folder (configuration, data, logs); empty means the
 	// script's default.
 	Home string
-	// Port is Elasticsearch's or OpenSearch's HTTP port (0: 9200). IoTDB
-	// listens on 6667.
+	// Port is the port clients connect to (0: the default, 9200 for
+	// Elasticsearch and OpenSearch, 6667 for IoTDB). An IoTDB node's other
+	// ports move with it (IOTDB_PORT in scripts/iotdb), and an
+	// Elasticsearch node's transport port is Port+100: two servers of a
+	// kind run side by side on ports of their own.
 	Port int
 	// Properties are extra lines for IoTDB's iotdb-system.properties.
 	Properties string
@@ -72,12 +76,15 @@ type Server struct {
 	Cache string
 }
 
-// Check refuses settings the server's kind has no use for: a port is
-// Elasticsearch's or OpenSearch's (IoTDB listens on 6667), properties are
-// IoTDB's. The messages name bench server's flags.
+// Check refuses settings the server's kind has no use for (properties are
+// IoTDB's) and ports it cannot take. The messages name bench server's
+// flags.
 func (s Server) Check() error {
-	if s.Port < 0 || s.Port > 65535 || s.Port != 0 && s.Kind == IoTDB {
-		return fmt.Errorf("--port=%d: valid: 1-65535, for Elasticsearch and OpenSearch only (IoTDB listens on 6667)", s.Port)
+	switch {
+	case s.Port < 0 || s.Port > 65535:
+		return fmt.Errorf("--port=%d: valid: 1-65535", s.Port)
+	case s.Kind == IoTDB && s.Port != 0 && (s.Port < 1024 || s.Port > 55000):
+		return fmt.Errorf("--port=%d: valid for IoTDB: 1024-55000 (the node's other ports, 10710-10760 by default, move with it)", s.Port)
 	}
 	if s.Properties != "" && s.Kind != IoTDB {
 		return fmt.Errorf("--properties is for IoTDB (its iotdb-system.properties)")
@@ -295,6 +302,27 @@ func DefaultCache() string {
 	return filepath.Join(home, ".cache", "tsbench")
 }
 
+// DefaultPort is where a kind's clients connect when Port is 0.
+func DefaultPort(k Kind) int {
+	if k == IoTDB {
+		return 6667
+	}
+	return 9200
+}
+
+// ClientSets are the keys a run sets to reach the server and read its
+// telemetry on the ports it listens on: PORT, and for IoTDB the
+// Prometheus reporters' ports, which move with it.
+func (s Server) ClientSets() []string {
+	port := cmp.Or(s.Port, DefaultPort(s.Kind))
+	sets := []string{"PORT=" + strconv.Itoa(port)}
+	if s.Kind == IoTDB {
+		shift := port - DefaultPort(IoTDB)
+		sets = append(sets, "IOTDB_METRICS_PORT="+strconv.Itoa(9092+shift), "IOTDB_CONFIGNODE_METRICS_PORT="+strconv.Itoa(9091+shift))
+	}
+	return sets
+}
+
 // env is what the script reads (see the header of each script).
 func (s Server) env() []string {
 	env := []string{"TSBENCH_CACHE=" + s.cache()}
@@ -312,6 +340,9 @@ func (s Server) env() []string {
 		}
 		if s.Properties != "" {
 			env = append(env, "IOTDB_PROPERTIES="+s.Properties)
+		}
+		if s.Port != 0 {
+			env = append(env, "IOTDB_PORT="+strconv.Itoa(s.Port))
 		}
 	default:
 		if s.Version != "" {

@@ -164,7 +164,8 @@ func TestCheckAndUseDist(t *testing.T) {
 		{s: Server{Kind: IoTDB}},
 		{s: Server{Kind: Elasticsearch, Port: 9201}},
 		{s: Server{Kind: IoTDB, Properties: "a=1"}},
-		{s: Server{Kind: IoTDB, Port: 6668}, err: "--port=6668: valid: 1-65535, for Elasticsearch and OpenSearch only"},
+		{s: Server{Kind: IoTDB, Port: 6767}},
+		{s: Server{Kind: IoTDB, Port: 60000}, err: "--port=60000: valid for IoTDB: 1024-55000"},
 		{s: Server{Kind: OpenSearch, Port: 70000}, err: "--port=70000"},
 		{s: Server{Kind: OpenSearch, Properties: "a=1"}, err: "--properties is for IoTDB"},
 	} {
@@ -212,5 +213,21 @@ func TestFromArgsRefusals(t *testing.T) {
 	s, err := FromArgs("where", []string{"iotdb", "1.3.7"}, Args{Home: "rel"})
 	if err != nil || s.Version != "1.3.7" || !filepath.IsAbs(s.Home) {
 		t.Errorf("where iotdb 1.3.7: %+v, %v", s, err)
+	}
+}
+
+func TestClientSets(t *testing.T) {
+	for _, c := range []struct {
+		s    Server
+		want string
+	}{
+		{Server{Kind: IoTDB}, "PORT=6667 IOTDB_METRICS_PORT=9092 IOTDB_CONFIGNODE_METRICS_PORT=9091"},
+		{Server{Kind: IoTDB, Port: 6767}, "PORT=6767 IOTDB_METRICS_PORT=9192 IOTDB_CONFIGNODE_METRICS_PORT=9191"},
+		{Server{Kind: Elasticsearch, Port: 9201}, "PORT=9201"},
+		{Server{Kind: OpenSearch}, "PORT=9200"},
+	} {
+		if got := strings.Join(c.s.ClientSets(), " "); got != c.want {
+			t.Errorf("%+v: %s, want %s", c.s, got, c.want)
+		}
 	}
 }

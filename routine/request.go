@@ -14,6 +14,7 @@ import (
 	"github.com/tsbench/tsbench/adapters"
 	"github.com/tsbench/tsbench/catalog"
 	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/pipeline"
 	"github.com/tsbench/tsbench/provision"
 	"github.com/tsbench/tsbench/record"
@@ -43,6 +44,7 @@ type Request struct {
 	FailAbove          float64 // the gate's limit, percent
 	Compare            compare.Options
 	AA, KeepState      bool
+	KeepRunning        bool // every side's server up through the routine (Options.KeepRunning)
 	DryRun             bool
 	Build              Build  // how a git side is built
 	Properties         string // extra IoTDB server settings
@@ -177,6 +179,9 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 			return 0, nil, bad(err)
 		}
 		c := p.Loaded.Config
+		if r.KeepRunning && s.Form != External && s.Form != Embedded && !c.DeleteData {
+			return 0, nil, bad(&config.Error{Key: "IS_DELETE_DATA", Value: "false", Msg: "with --keep-running the servers keep their data from run to run, and this would let every run's data pile up", Valid: "true, or no --keep-running"})
+		}
 		if len(c.Ports) > 0 {
 			port = c.Ports[0]
 		}
@@ -220,7 +225,7 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 	n := 0
 	start := time.Now()
 	o := Options{
-		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, KeepState: r.KeepState,
+		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, KeepState: r.KeepState, KeepRunning: r.KeepRunning,
 		StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
 		RunOne: func(ctx context.Context, j Job) error {
 			n++
@@ -302,7 +307,9 @@ func (r *Request) runOne(ctx context.Context, j Job, logPath, prefix string) err
 		return err
 	}
 	defer logf.Close()
-	p, err := pipeline.Load(r.Config, slices.Concat(r.base, r.perSide[j.Label], j.Sets), r.Registry)
+	// A side's own keys come last: a --side-set PORT (a proxy in front of
+	// its server) wins over the port the routine started it on.
+	p, err := pipeline.Load(r.Config, slices.Concat(r.base, j.Sets, r.perSide[j.Label]), r.Registry)
 	if err != nil {
 		return err
 	}

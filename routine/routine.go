@@ -91,6 +91,13 @@ type Options struct {
 	// KeepState keeps a server's state folder from run to run (default:
 	// wiped before each run).
 	KeepState bool
+	// KeepRunning starts every side's server once, each on ports of its
+	// own (Server.ClientSets), and keeps them all running through the
+	// routine: a run then cleans its side's data (IS_DELETE_DATA) instead of
+	// waiting for its server to be stopped, wiped and started, and both
+	// servers share the machine the whole time. The runs' own lifecycle
+	// steps (a cold round's restart) still stop and start their side's.
+	KeepRunning bool
 	// StateDir holds the servers' state folders, one a side.
 	StateDir string
 	// Port is the port of an Elasticsearch/OpenSearch server (PORT).
@@ -149,6 +156,38 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 	defer func() { tm.Total = time.Since(start) }()
 	slots := Order(len(o.Sides), o.Runs, o.Seed)
 	var runTime time.Duration
+	running := map[int]*provision.Server{}
+	if o.KeepRunning {
+		defer func() {
+			t0 := time.Now()
+			for i := range o.Sides {
+				if srv := running[i]; srv != nil {
+					if stopErr := srv.Run(context.WithoutCancel(ctx), "stop", o.Log, o.Log); stopErr != nil && err == nil {
+						err = fmt.Errorf("side %s: stop its server: %w", o.Sides[i].Name, stopErr)
+					}
+				}
+			}
+			tm.Servers += time.Since(t0)
+		}()
+		for i, side := range o.Sides {
+			srv := o.server(side)
+			if srv == nil {
+				continue
+			}
+			srv.Port = provision.DefaultPort(srv.Kind) + i*sideBy(srv.Kind)
+			if srv.Kind != provision.IoTDB && o.Port != 0 {
+				srv.Port = o.Port + i*sideBy(srv.Kind)
+			}
+			fmt.Fprintf(o.Log, "routine: starting side %s's server on 127.0.0.1:%d; it keeps running through the routine (--keep-running)\n", side.Name, srv.Port)
+			t0 := time.Now()
+			err := o.startServer(ctx, *srv)
+			tm.Servers += time.Since(t0)
+			running[i] = srv // stopped at the end even when its start failed half way
+			if err != nil {
+				return tm, fmt.Errorf("side %s: %w", side.Name, err)
+			}
+		}
+	}
 	for i, sl := range slots {
 		side := o.Sides[sl.Side]
 		left := ""
@@ -170,7 +209,10 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 				r.Target.Server = &srv
 			}
 		}
-		srv := o.server(side)
+		srv, up := o.server(side), running[sl.Side]
+		if up != nil {
+			srv = up
+		}
 		if srv != nil {
 			// One description file for whichever side runs: the lifecycle
 			// commands, keys of the workload, are then the same on every side.
@@ -182,11 +224,15 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 				return tm, err
 			}
 			job.Sets = []string{"STOP_COMMAND=" + provision.SpecCommandLine(srv.Bench, "stop", current), "START_COMMAND=" + provision.SpecCommandLine(srv.Bench, "start", current)}
-			t0 := time.Now()
-			err := o.startServer(ctx, *srv)
-			tm.Servers += time.Since(t0)
-			if err != nil {
-				return tm, fmt.Errorf("side %s, run %d of %d: %w", side.Name, i+1, len(slots), err)
+			if up != nil {
+				job.Sets = append(job.Sets, srv.ClientSets()...)
+			} else {
+				t0 := time.Now()
+				err := o.startServer(ctx, *srv)
+				tm.Servers += time.Since(t0)
+				if err != nil {
+					return tm, fmt.Errorf("side %s, run %d of %d: %w", side.Name, i+1, len(slots), err)
+				}
 			}
 		} else if side.Form == External {
 			// In the environment, not in the commands: the commands are
@@ -206,6 +252,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		t0 = time.Now()
 		var stopErr error
 		switch {
+		case up != nil: // kept running
 		case srv != nil:
 			stopErr = srv.Run(context.WithoutCancel(ctx), "stop", o.Log, o.Log)
 		case side.Form == External:
@@ -234,6 +281,16 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		}
 	}
 	return tm, nil
+}
+
+// sideBy is how far apart two sides' servers of a kind listen with
+// KeepRunning: an IoTDB node's ports span 10710-10760, an Elasticsearch
+// node's are its HTTP port and that plus 100.
+func sideBy(k provision.Kind) int {
+	if k == provision.IoTDB {
+		return 100
+	}
+	return 1
 }
 
 // server is the provisioned server of a side, with its own state folder.

@@ -62,6 +62,12 @@ of its block instead (on log-ratios: drift both sides share cancels, at the
 price of fewer degrees of freedom; docs/weekly-regression.md has both
 measured).
 
+--keep-running starts every side's server once, each on ports of its own
+(IoTDB 6667, 6767, ...; Elasticsearch and OpenSearch PORT, PORT+1, ...), and
+keeps them all up through the routine: a run cleans its side's data
+(IS_DELETE_DATA) instead of waiting for a stop, a wipe and a start, and
+both servers share the machine the whole time (an idle one included).
+
 --budget DURATION makes the routine sequential (stop when you know): after
 --runs runs a side it compares what it has, and after every further pair of
 blocks again, until every gated row is decided, the last of --looks looks
@@ -98,6 +104,7 @@ are neither proven within nor shown worse, untested or not measured.`,
 	fl.BoolVar(&r.Compare.Paired, "paired", false, "test each contender run against the baseline run of its block (compare --paired) instead of Welch's unpaired test")
 	fl.BoolVar(&r.DryRun, "dry-run", false, "make the sides' servers ready (builds included) and print the order of the runs, run nothing")
 	fl.BoolVar(&r.AA, "aa", false, "the sides are one build on purpose (an A/A comparison): do not refuse them")
+	fl.BoolVar(&r.KeepRunning, "keep-running", false, "start every side's server once, on ports of its own, and keep them running through the routine: a run cleans its side's data (IS_DELETE_DATA) instead of waiting for a restart of its server")
 	fl.BoolVar(&r.KeepState, "keep-state", false, "keep a server's data from run to run (default: wiped before each run)")
 	fl.StringVar(&r.Build.Command, "build", "", "the command that builds a git side's distribution, run with sh -c in its worktree")
 	fl.StringVar(&r.Build.Glob, "dist-glob", "", "where a git side's build leaves its distribution, relative to the worktree")

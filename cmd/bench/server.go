@@ -28,6 +28,7 @@ or a .zip / .tar.gz of one).
   bench server start elasticsearch 7.17.29 --port 9201
   bench server start iotdb --dist ~/iotdb/distribution/target/…-all-bin/…-all-bin --home /tmp/pr
   bench server stop iotdb --home /tmp/pr
+  bench server start iotdb --port 6767 --home /tmp/second   a second IoTDB beside the first (all its ports +100)
   bench server where iotdb 1.3.7             install it and print its folder
 
 --home is the state folder (configuration, data, logs): one per build, so
@@ -57,7 +58,7 @@ Exit status: 0 done (status: running); 2 bad usage; 3 the script failed
 	f := cmd.Flags()
 	f.StringVar(&sf.Dist, "dist", "", "run this build: an unpacked distribution, or a .zip or .tar.gz of one")
 	f.StringVar(&sf.Home, "home", "", "the server's state folder (default: the script's, in the cache folder)")
-	f.IntVar(&sf.Port, "port", 0, "Elasticsearch/OpenSearch HTTP port (default 9200; IoTDB is on 6667)")
+	f.IntVar(&sf.Port, "port", 0, "the port clients connect to (default 9200 for Elasticsearch/OpenSearch, 6667 for IoTDB, whose other ports move with it)")
 	f.StringVar(&sf.Spec, "spec", "", "the server as bench routine describes it in a file (instead of its name and the flags above)")
 	f.StringVar(&sf.Properties, "properties", "", "IoTDB: extra lines for iotdb-system.properties (newline-separated)")
 	cmd.AddCommand(newServerProbe(stderr))

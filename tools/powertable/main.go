@@ -33,7 +33,8 @@ type cell struct {
 }
 
 var (
-	cellName = regexp.MustCompile(`^(fixed|budget)-([0-9.]+)-[0-9]+$`)
+	order    = map[string]int{"fixed": 0, "budget": 1, "keep": 2, "keepbudget": 3}
+	cellName = regexp.MustCompile(`^(fixed|budget|keep|keepbudget)-([0-9.]+)-[0-9]+$`)
 	wallLine = regexp.MustCompile(`(?m)^Wall time (\S+):`)
 	runsLine = regexp.MustCompile(`(?m)^Routine: .*?, (\d+) runs a side`)
 )
@@ -84,7 +85,7 @@ func main() {
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := cells[keys[i]], cells[keys[j]]
 		if a.design != b.design {
-			return a.design > b.design // fixed first
+			return order[a.design] < order[b.design]
 		}
 		x, _ := strconv.ParseFloat(a.share, 64)
 		y, _ := strconv.ParseFloat(b.share, 64)

@@ -138,6 +138,7 @@ func TestRoutineRefusals(t *testing.T) {
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--fail-above", "-1"), "--fail-above=-1"},
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--set", "SQLITE_PATH="+filepath.Join(dist, "mine.db")), "is outside RESULTS_DIR, so it may hold tables of yours"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=embedded", "--contender", "b=iotdb"}, "needs a server"},
+		{[]string{"routine", "-c", "examples/iotdb.properties", "--set", "IS_DELETE_DATA=false", "--baseline", "a=iotdb", "--contender", "b=iotdb", "--aa", "--keep-running"}, "IS_DELETE_DATA=false: with --keep-running the servers keep their data from run to run"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=iotdb"}, "measures iotdb, not elasticsearch"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=" + dist, "--contender", "b=iotdb"}, "is not an unpacked IoTDB, Elasticsearch or OpenSearch distribution"},
 	} {

@@ -310,6 +310,18 @@ func DefaultPort(k Kind) int {
 	return 9200
 }
 
+// PortStride is how far apart two servers of a kind listen when they run
+// side by side: an IoTDB node's ports (6667, 9091, 9092, 10710-10760 by
+// default) all move with Port and are 10 or more apart from 10710 up, so
+// the next node moves them by 100; an Elasticsearch node's are Port and
+// its transport port, Port+100, so the next may be Port+1.
+func PortStride(k Kind) int {
+	if k == IoTDB {
+		return 100
+	}
+	return 1
+}
+
 // ClientSets are the keys a run sets to reach the server and read its
 // telemetry on the ports it listens on: PORT, and for IoTDB the
 // Prometheus reporters' ports, which move with it.

@@ -174,9 +174,9 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 			if srv == nil {
 				continue
 			}
-			srv.Port = provision.DefaultPort(srv.Kind) + i*sideBy(srv.Kind)
+			srv.Port = provision.DefaultPort(srv.Kind) + i*provision.PortStride(srv.Kind)
 			if srv.Kind != provision.IoTDB && o.Port != 0 {
-				srv.Port = o.Port + i*sideBy(srv.Kind)
+				srv.Port = o.Port + i*provision.PortStride(srv.Kind)
 			}
 			fmt.Fprintf(o.Log, "routine: starting side %s's server on 127.0.0.1:%d; it keeps running through the routine (--keep-running)\n", side.Name, srv.Port)
 			t0 := time.Now()
@@ -281,16 +281,6 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		}
 	}
 	return tm, nil
-}
-
-// sideBy is how far apart two sides' servers of a kind listen with
-// KeepRunning: an IoTDB node's ports span 10710-10760, an Elasticsearch
-// node's are its HTTP port and that plus 100.
-func sideBy(k provision.Kind) int {
-	if k == provision.IoTDB {
-		return 100
-	}
-	return 1
 }
 
 // server is the provisioned server of a side, with its own state folder.

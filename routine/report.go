@@ -36,6 +36,8 @@ type Report struct {
 	Timing       Timing
 	// Unchecked says why CHECK_ANSWERS is off, if it is.
 	Unchecked string
+	// ClearCold says the runs' cold rounds came without a restart.
+	ClearCold bool
 }
 
 // Write writes the report into Out: report.md (the PR layout), report.html
@@ -75,6 +77,9 @@ func (r Report) Write() ([]byte, error) {
 	fmt.Fprintf(&sum, "Routine: %s vs %s, %d runs a side in balanced blocks (%s)\n", r.Labels[0], strings.Join(r.Labels[1:], ", "), r.Runs, design)
 	if cmp.Sequential != "" {
 		fmt.Fprintln(&sum, cmp.Sequential)
+	}
+	if r.ClearCold {
+		fmt.Fprintln(&sum, ClearColdWords)
 	}
 	for _, l := range slices.Concat(lines[1:], cmp.Lead()) {
 		fmt.Fprintln(&sum, l)

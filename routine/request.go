@@ -44,7 +44,8 @@ type Request struct {
 	FailAbove          float64 // the gate's limit, percent
 	Compare            compare.Options
 	AA, KeepState      bool
-	KeepRunning        bool // every side's server up through the routine (Options.KeepRunning)
+	KeepRunning        bool   // every side's server up through the routine (Options.KeepRunning)
+	Cold               string // how a run's cold round is made cold: ColdRestart ("" too) or ColdClear
 	DryRun             bool
 	Build              Build  // how a git side is built
 	Properties         string // extra IoTDB server settings
@@ -90,6 +91,12 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	if r.Looks == 0 {
 		r.Looks = map[bool]int{false: 1, true: 6}[r.Budget > 0]
 	}
+	if r.Cold == "" {
+		r.Cold = ColdRestart
+	}
+	if r.Cold != ColdRestart && r.Cold != ColdClear {
+		return nil, bad(&config.Error{Key: "--cold", Value: r.Cold, Msg: "is not a way to make a run's cold round cold", Valid: ColdRestart + " (stop the server, drop the OS caches, start it) or " + ColdClear + " (flush, drop the OS caches, clear the server's own caches, no restart)"})
+	}
 	sides, err := ParseSides(r.Baseline, r.Contenders)
 	if err != nil {
 		return nil, bad(err)
@@ -119,6 +126,9 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	}
 	if err := CheckBuilds(resolved, r.AA); err != nil {
 		return nil, bad(err)
+	}
+	if r.Cold == ColdClear {
+		fmt.Fprintf(r.Log, "routine: c%s\n", strings.TrimPrefix(ClearColdWords, "C"))
 	}
 	if r.DryRun {
 		fmt.Fprintf(r.Stdout, "Routine: %d runs a side in balanced blocks (--order-seed %d), into %s\n", r.Runs, r.Seed, r.Out)
@@ -182,6 +192,14 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 		if r.KeepRunning && s.Form != External && s.Form != Embedded && !c.DeleteData {
 			return 0, nil, bad(&config.Error{Key: "IS_DELETE_DATA", Value: "false", Msg: "with --keep-running the servers keep their data from run to run, and this would let every run's data pile up", Valid: "true, or no --keep-running"})
 		}
+		if r.Cold == ColdClear && !p.Driver.Embedded() {
+			if !p.Driver.Can.ClearCache {
+				return 0, nil, bad(fmt.Errorf("--cold clear: %s cannot clear its own caches, which is what makes a cold round cold without a restart; use --cold restart", p.Driver.Name))
+			}
+			if !c.ClearCache {
+				return 0, nil, bad(&config.Error{Key: "CLEAR_CACHE", Value: "false", Msg: "with --cold clear the server's own cache clear is what makes a cold round cold without a restart", Valid: "true, or --cold restart"})
+			}
+		}
 		if len(c.Ports) > 0 {
 			port = c.Ports[0]
 		}
@@ -225,7 +243,7 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 	n := 0
 	start := time.Now()
 	o := Options{
-		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, KeepState: r.KeepState, KeepRunning: r.KeepRunning,
+		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, KeepState: r.KeepState, KeepRunning: r.KeepRunning, ClearCold: r.Cold == ColdClear,
 		StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
 		RunOne: func(ctx context.Context, j Job) error {
 			n++
@@ -330,7 +348,7 @@ func (r *Request) report(tm Timing) (*compare.Verdict, error) {
 	}
 	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
 	sum, err := Report{Out: r.Out, Labels: r.labels, Runs: len(cmp.Baseline.Runs), Paired: r.Compare.Paired, Tool: r.Tool, Comparison: cmp, Warnings: warnings,
-		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked}.Write()
+		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear}.Write()
 	if err != nil {
 		return nil, err
 	}

@@ -98,6 +98,13 @@ type Options struct {
 	// servers share the machine the whole time. The runs' own lifecycle
 	// steps (a cold round's restart) still stop and start their side's.
 	KeepRunning bool
+	// ClearCold makes a run's cold round without restarting its server
+	// (--cold clear): the run's lifecycle is then its flush, the OS caches
+	// dropped and the server's own cache clear, its STOP_COMMAND and
+	// START_COMMAND empty. The server's process, its compiled code and its
+	// connections stay warm; only what it and the OS cache of the data is
+	// cold.
+	ClearCold bool
 	// StateDir holds the servers' state folders, one a side.
 	StateDir string
 	// Port is the port of an Elasticsearch/OpenSearch server (PORT).
@@ -224,6 +231,9 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 				return tm, err
 			}
 			job.Sets = []string{"STOP_COMMAND=" + provision.SpecCommandLine(srv.Bench, "stop", current), "START_COMMAND=" + provision.SpecCommandLine(srv.Bench, "start", current)}
+			if o.ClearCold {
+				job.Sets = noRestart()
+			}
 			if up != nil {
 				job.Sets = append(job.Sets, srv.ClientSets()...)
 			} else {
@@ -238,6 +248,9 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 			// In the environment, not in the commands: the commands are
 			// keys of the workload, the same on every side.
 			job.Env = []string{"TSBENCH_SIDE=" + side.Name}
+			if o.ClearCold {
+				job.Sets = noRestart()
+			}
 			t0 := time.Now()
 			err := o.external(ctx, side, "START_COMMAND")
 			tm.Servers += time.Since(t0)
@@ -282,6 +295,11 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 	}
 	return tm, nil
 }
+
+// noRestart is a run's keys with --cold clear: no command stops or
+// starts its server between the ingest and the cold round (the same keys on
+// every side, as the restart commands are).
+func noRestart() []string { return []string{"STOP_COMMAND=", "START_COMMAND="} }
 
 // server is the provisioned server of a side, with its own state folder.
 func (o Options) server(side Resolved) *provision.Server {

@@ -28,6 +28,19 @@ const (
 	Embedded Form = "embedded" // no server: SQLite, Null
 )
 
+// The ways a routine's run makes its cold query round cold (--cold).
+const (
+	// ColdRestart stops the server, drops the OS caches and starts it
+	// again: everything is cold, the process included (its JIT, its pools).
+	ColdRestart = "restart"
+	// ColdClear flushes, drops the OS caches and clears the server's own
+	// caches, with no restart: the data is cold, the process is warm.
+	ColdClear = "clear"
+	// ClearColdWords says in the log and the summary what --cold clear
+	// measured.
+	ClearColdWords = "Cold rounds without a restart (--cold clear): each run's server flushed, the OS caches dropped and the server's own caches cleared before its first query round; its process stayed up, so the round's data is cold but its code and connections are warm"
+)
+
 // SpecHelp is the list of forms, for the help and the refusals.
 const SpecHelp = `iotdb:VERSION, elasticsearch:VERSION, opensearch:VERSION (a release; the version may be left out for the scripts' default), a folder (an unpacked distribution), a .zip/.tar.gz of one, git:PATH@REF (built with --build), external (the config's START_COMMAND and STOP_COMMAND, which see TSBENCH_SIDE), embedded (SQLite, Null: no server)`
 

@@ -68,6 +68,14 @@ keeps them all up through the routine: a run cleans its side's data
 (IS_DELETE_DATA) instead of waiting for a stop, a wipe and a start, and
 both servers share the machine the whole time (an idle one included).
 
+--cold clear makes each run's cold query round without a restart: the
+server is flushed, the OS caches dropped and the server's own caches cleared
+(IoTDB CLEAR CACHE, Elasticsearch's cache clear), and its process stays up.
+The round then measures cold data with warm code (compiled, connected);
+--cold restart (the default) stops and starts the server as well, which
+costs about half a minute a run on IoTDB. With --keep-running as well, no
+server is restarted from the routine's first run to its last.
+
 --budget DURATION makes the routine sequential (stop when you know): after
 --runs runs a side it compares what it has, and after every further pair of
 blocks again, until every gated row is decided, the last of --looks looks
@@ -105,6 +113,7 @@ are neither proven within nor shown worse, untested or not measured.`,
 	fl.BoolVar(&r.DryRun, "dry-run", false, "make the sides' servers ready (builds included) and print the order of the runs, run nothing")
 	fl.BoolVar(&r.AA, "aa", false, "the sides are one build on purpose (an A/A comparison): do not refuse them")
 	fl.BoolVar(&r.KeepRunning, "keep-running", false, "start every side's server once, on ports of its own, and keep them running through the routine: a run cleans its side's data (IS_DELETE_DATA) instead of waiting for a restart of its server")
+	fl.StringVar(&r.Cold, "cold", routine.ColdRestart, "how a run's first query round is made cold: restart (stop the server, drop the OS caches, start it: a cold process too) or clear (flush, drop the OS caches, clear the server's own caches: no restart, the process stays warm; faster)")
 	fl.BoolVar(&r.KeepState, "keep-state", false, "keep a server's data from run to run (default: wiped before each run)")
 	fl.StringVar(&r.Build.Command, "build", "", "the command that builds a git side's distribution, run with sh -c in its worktree")
 	fl.StringVar(&r.Build.Glob, "dist-glob", "", "where a git side's build leaves its distribution, relative to the worktree")

@@ -139,6 +139,8 @@ func TestRoutineRefusals(t *testing.T) {
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--set", "SQLITE_PATH="+filepath.Join(dist, "mine.db")), "is outside RESULTS_DIR, so it may hold tables of yours"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=embedded", "--contender", "b=iotdb"}, "needs a server"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--set", "IS_DELETE_DATA=false", "--baseline", "a=iotdb", "--contender", "b=iotdb", "--aa", "--keep-running"}, "IS_DELETE_DATA=false: with --keep-running the servers keep their data from run to run"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--cold", "warm"), "--cold=warm: is not a way to make a run's cold round cold (valid: restart (stop the server, drop the OS caches, start it) or clear"},
+		{[]string{"routine", "-c", "examples/iotdb.properties", "--set", "CLEAR_CACHE=false", "--baseline", "a=iotdb", "--contender", "b=iotdb", "--aa", "--cold", "clear"}, "CLEAR_CACHE=false: with --cold clear the server's own cache clear is what makes a cold round cold without a restart (valid: true, or --cold restart)"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=iotdb"}, "measures iotdb, not elasticsearch"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=" + dist, "--contender", "b=iotdb"}, "is not an unpacked IoTDB, Elasticsearch or OpenSearch distribution"},
 	} {
@@ -212,33 +214,63 @@ func TestRoutineGitFailuresAreLoud(t *testing.T) {
 
 // TestRoutineExternal: a side tsbench cannot provision runs the config's
 // START_COMMAND before each of its runs and STOP_COMMAND after, and the
-// run's own restart uses them too, each seeing TSBENCH_SIDE.
+// run's own restart uses them too, each seeing TSBENCH_SIDE; with --cold
+// clear the runs restart nothing: the commands run only around each run,
+// and no record has a stop or start step.
 func TestRoutineExternal(t *testing.T) {
-	out := t.TempDir()
-	calls := filepath.Join(t.TempDir(), "calls")
-	r := bench(t, append(small, "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=2",
-		"--set", "START_COMMAND=echo start $TSBENCH_SIDE >> "+calls, "--set", "STOP_COMMAND=echo stop $TSBENCH_SIDE >> "+calls,
-		"--baseline", "a=external", "--contender", "b=external", "--runs", "4", "--out", out)...)
-	if !aaStated(r) {
-		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	b, err := os.ReadFile(calls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	count := map[string]int{}
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		count[line]++
-	}
-	// Per run: the routine's start, the cold round's stop and start, the
-	// routine's stop.
-	for _, want := range []string{"start a", "stop a", "start b", "stop b"} {
-		if count[want] != 8 {
-			t.Errorf("%q %d times, want 8 (4 runs × 2): %v", want, count[want], count)
-		}
-	}
-	if len(count) != 4 {
-		t.Errorf("calls %v", count)
+	for _, tc := range []struct {
+		cold      string
+		perCmd    int // calls of each command a side
+		restarted bool
+	}{
+		{"restart", 8, true}, // per run: the routine's start, the cold round's stop and start, the routine's stop
+		{"clear", 4, false},  // per run: the routine's start and stop
+	} {
+		t.Run(tc.cold, func(t *testing.T) {
+			out := t.TempDir()
+			calls := filepath.Join(t.TempDir(), "calls")
+			r := bench(t, append(small, "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=2",
+				"--set", "START_COMMAND=echo start $TSBENCH_SIDE >> "+calls, "--set", "STOP_COMMAND=echo stop $TSBENCH_SIDE >> "+calls,
+				"--baseline", "a=external", "--contender", "b=external", "--runs", "4", "--cold", tc.cold, "--out", out)...)
+			if !aaStated(r) {
+				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			b, err := os.ReadFile(calls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			count := map[string]int{}
+			for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				count[line]++
+			}
+			for _, want := range []string{"start a", "stop a", "start b", "stop b"} {
+				if count[want] != tc.perCmd {
+					t.Errorf("%q %d times, want %d (4 runs): %v", want, count[want], tc.perCmd, count)
+				}
+			}
+			if len(count) != 4 {
+				t.Errorf("calls %v", count)
+			}
+			recs, damaged := record.Store{Dir: filepath.Join(out, "results")}.List()
+			if len(damaged) > 0 || len(recs) != 8 {
+				t.Fatalf("%d records, %v", len(recs), damaged)
+			}
+			for _, rec := range recs {
+				restarts := 0
+				for _, st := range rec.Steps {
+					if st.Name == "stop" || st.Name == "start" {
+						restarts++
+					}
+				}
+				if restarted := restarts == 2; restarted != tc.restarted || (!tc.restarted && restarts != 0) {
+					t.Errorf("--cold %s: a run with %d stop and start steps", tc.cold, restarts)
+				}
+			}
+			said := strings.Contains(r.stdout, "Cold rounds without a restart (--cold clear)") && strings.Contains(r.stderr, "routine: cold rounds without a restart")
+			if said != !tc.restarted {
+				t.Errorf("--cold %s: the summary and the log say clear: %v\n%s", tc.cold, said, r.stdout)
+			}
+		})
 	}
 }
 

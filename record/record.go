@@ -167,6 +167,9 @@ type Routine struct {
 	AA bool `json:"aa,omitempty"`
 	// Seed drew the order of the blocks (--order-seed).
 	Seed uint64 `json:"order_seed,omitempty"`
+	// Warmup marks a warm-up run (block 0), made before the first block
+	// and kept apart from the runs the routine compares.
+	Warmup bool `json:"warmup,omitempty"`
 }
 
 // Identity is the one line a report prints of the server a run measured.

@@ -88,9 +88,13 @@ func (r Report) Write() ([]byte, error) {
 	recs, _ := record.Store{Dir: results}.List()
 	st := Summarize(recs)
 	tm := r.Timing
-	fmt.Fprintf(&sum, "Wall time %s: making the servers ready %s, starting/stopping/wiping them around the runs %s, the runs %s (measured phases %s, lifecycle steps %s, setup and verify %s)\n",
+	warm := ""
+	if tm.Warmup > 0 {
+		warm = fmt.Sprintf(", the warm-up runs %s (not compared)", tm.Warmup.Round(time.Second))
+	}
+	fmt.Fprintf(&sum, "Wall time %s: making the servers ready %s, starting/stopping/wiping them around the runs %s, the runs %s (measured phases %s, lifecycle steps %s, setup and verify %s)%s\n",
 		(r.Provisioning + tm.Total).Round(time.Second), r.Provisioning.Round(time.Second), tm.Servers.Round(time.Second), tm.Runs.Round(time.Second),
-		st.Measured.Round(time.Second), st.Lifecycle.Round(time.Second), st.Setup.Round(time.Second))
+		st.Measured.Round(time.Second), st.Lifecycle.Round(time.Second), st.Setup.Round(time.Second), warm)
 	fmt.Fprintln(&sum, st.AnswersLine(r.Unchecked))
 	for _, w := range r.Warnings {
 		fmt.Fprintln(&sum, w)

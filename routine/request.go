@@ -36,16 +36,19 @@ type Request struct {
 	// every gated row is decided, at the last of Looks looks, or when another
 	// pair of blocks would not fit in Budget (0: no limit). Looks 0 is 6
 	// with a budget, else 1 (one look: the routine as it was).
-	Budget             time.Duration
-	Looks              int
-	Seed               uint64  // --order-seed
-	SeedGiven          bool    // false: the seed is drawn from the clock
-	Out                string  // the routine's folder ("": routine-<UTC time>)
-	FailAbove          float64 // the gate's limit, percent
-	Compare            compare.Options
-	AA, KeepState      bool
-	KeepRunning        bool   // every side's server up through the routine (Options.KeepRunning)
-	Cold               string // how a run's cold round is made cold: ColdRestart ("" too) or ColdClear
+	Budget        time.Duration
+	Looks         int
+	Seed          uint64  // --order-seed
+	SeedGiven     bool    // false: the seed is drawn from the clock
+	Out           string  // the routine's folder ("": routine-<UTC time>)
+	FailAbove     float64 // the gate's limit, percent
+	Compare       compare.Options
+	AA, KeepState bool
+	KeepRunning   bool   // every side's server up through the routine (Options.KeepRunning)
+	Cold          string // how a run's cold round is made cold: ColdRestart ("" too) or ColdClear
+	// WarmupRuns is the runs a side made before the first block and not
+	// compared (Options.WarmupRuns); -1: 1 with KeepRunning, else 0.
+	WarmupRuns         int
 	DryRun             bool
 	Build              Build  // how a git side is built
 	Properties         string // extra IoTDB server settings
@@ -54,6 +57,7 @@ type Request struct {
 	Tool               string // the tsbench build's version, in the records and the report
 	Stdout, Log        io.Writer
 	unchecked          string // why the runs' answers are not checked, when they are not
+	warmupTime         time.Duration
 	look               int    // the look the routine stopped at (0: not sequential)
 	stopped            string // why it stopped there
 	base               []string
@@ -93,6 +97,12 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	}
 	if r.Cold == "" {
 		r.Cold = ColdRestart
+	}
+	if r.WarmupRuns < -1 {
+		return nil, bad(&config.Error{Key: "--warmup-runs", Value: fmt.Sprint(r.WarmupRuns), Msg: "is not a number of runs", Valid: "0 or more; -1: 1 with --keep-running, else 0"})
+	}
+	if r.WarmupRuns == -1 {
+		r.WarmupRuns = map[bool]int{false: 0, true: 1}[r.KeepRunning]
 	}
 	if r.Cold != ColdRestart && r.Cold != ColdClear {
 		return nil, bad(&config.Error{Key: "--cold", Value: r.Cold, Msg: "is not a way to make a run's cold round cold", Valid: ColdRestart + " (stop the server, drop the OS caches, start it) or " + ColdClear + " (flush, drop the OS caches, clear the server's own caches, no restart)"})
@@ -134,6 +144,11 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 		fmt.Fprintf(r.Stdout, "Routine: %d runs a side in balanced blocks (--order-seed %d), into %s\n", r.Runs, r.Seed, r.Out)
 		if r.Looks > 1 {
 			fmt.Fprintf(r.Stdout, "Sequential: looks after %d runs a side and after every pair of blocks from there, at most %d looks (%d runs a side)%s; the runs up to the last:\n", r.Runs, r.Looks, r.mostRuns(), r.budgetWords())
+		}
+		for w := 1; w <= r.WarmupRuns; w++ {
+			for _, s := range resolved {
+				fmt.Fprintf(r.Stdout, "  warm-up run %d: side %s (not compared)\n", w, s.Name)
+			}
 		}
 		for i, sl := range Order(len(resolved), r.mostRuns(), r.Seed) {
 			fmt.Fprintf(r.Stdout, "  run %d: side %s (block %d, position %d)\n", i+1, resolved[sl.Side].Name, sl.Block, sl.Position)
@@ -244,15 +259,26 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 	start := time.Now()
 	o := Options{
 		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, KeepState: r.KeepState, KeepRunning: r.KeepRunning, ClearCold: r.Cold == ColdClear,
-		StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
+		WarmupRuns: r.WarmupRuns, StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
 		RunOne: func(ctx context.Context, j Job) error {
-			n++
-			logPath := filepath.Join(r.Out, "runs", fmt.Sprintf("%02d-%s.log", n, j.Label))
-			of := fmt.Sprint(r.mostRuns() * len(resolved))
-			if r.Looks > 1 {
-				of = "at most " + of
+			var logPath, prefix string
+			if j.Warmup > 0 {
+				// Its record apart, where no comparison of the routine looks.
+				t0 := time.Now()
+				defer func() { r.warmupTime += time.Since(t0) }()
+				j.Sets = append(slices.Clone(j.Sets), "RESULTS_DIR="+filepath.Join(r.Out, "warmup"))
+				logPath = filepath.Join(r.Out, "runs", fmt.Sprintf("warmup-%d-%s.log", j.Warmup, j.Label))
+				prefix = fmt.Sprintf("routine: %s, warm-up run %d: ", j.Label, j.Warmup)
+			} else {
+				n++
+				logPath = filepath.Join(r.Out, "runs", fmt.Sprintf("%02d-%s.log", n, j.Label))
+				of := fmt.Sprint(r.mostRuns() * len(resolved))
+				if r.Looks > 1 {
+					of = "at most " + of
+				}
+				prefix = fmt.Sprintf("routine: %s, run %d of %s: ", j.Label, n, of)
 			}
-			if err := r.runOne(ctx, j, logPath, fmt.Sprintf("routine: %s, run %d of %s: ", j.Label, n, of)); err != nil {
+			if err := r.runOne(ctx, j, logPath, prefix); err != nil {
 				return fmt.Errorf("%w (its log: %s)", err, logPath)
 			}
 			return nil
@@ -262,9 +288,16 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 			return SameBuildsSeen(recs, sides, r.AA)
 		},
 	}
+	if r.WarmupRuns > 0 {
+		why := ""
+		if r.KeepRunning {
+			why = ": with --keep-running a server's first run finds it fresh, unlike the runs after it"
+		}
+		fmt.Fprintf(r.Log, "routine: %d warm-up run(s) a side first, kept in %s and not compared (--warmup-runs)%s\n", r.WarmupRuns, filepath.Join(r.Out, "warmup"), why)
+	}
 	if r.Looks > 1 {
 		o.FirstLook = r.Runs
-		o.Look = func(blocks int) (bool, error) { return r.lookAt(blocks, time.Since(start)) }
+		o.Look = func(blocks int) (bool, error) { return r.lookAt(blocks, time.Since(start), r.warmupTime) }
 		fmt.Fprintf(r.Log, "routine: %d runs a side, then a look after every pair of blocks until every gated row is decided (at most %d looks, %d runs a side%s), the order drawn with --order-seed %d\n", r.Runs, r.Looks, r.mostRuns(), r.budgetWords(), r.Seed)
 	} else {
 		fmt.Fprintf(r.Log, "routine: %d runs a side, the order drawn with --order-seed %d\n", r.Runs, r.Seed)
@@ -291,9 +324,10 @@ func (r *Request) budgetWords() string {
 	return ", within --budget " + r.Budget.String()
 }
 
-// lookAt is the look after blocks blocks, elapsed into the runs: it
-// compares the runs at the look's levels and says whether to stop.
-func (r *Request) lookAt(blocks int, elapsed time.Duration) (bool, error) {
+// lookAt is the look after blocks blocks, elapsed into the runs (warm of
+// it the warm-up runs'): it compares the runs at the look's levels and says
+// whether to stop.
+func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (bool, error) {
 	r.look++
 	cmp, _, err := r.comparison()
 	if err != nil {
@@ -301,7 +335,7 @@ func (r *Request) lookAt(blocks int, elapsed time.Duration) (bool, error) {
 	}
 	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
 	fmt.Fprintf(r.Log, "routine: look %d of at most %d, %d runs a side: %s\n", r.look, r.Looks, blocks, v.Headline)
-	pair := 2 * elapsed / time.Duration(blocks) // the blocks so far, on average
+	pair := 2 * (elapsed - warm) / time.Duration(blocks) // the blocks so far, on average
 	switch {
 	case v.Status == compare.Regression:
 		r.stopped = "a regression is shown"

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,6 +79,9 @@ type Job struct {
 	Annotate func(*record.Record)
 	// Env is added to the run's lifecycle commands' environment.
 	Env []string
+	// Warmup is the warm-up run's number (from 1), 0 for a measured run:
+	// a warm-up's record is kept apart from the compared ones.
+	Warmup int
 }
 
 // Options are the routine's.
@@ -105,6 +109,12 @@ type Options struct {
 	// connections stay warm; only what it and the OS cache of the data is
 	// cold.
 	ClearCold bool
+	// WarmupRuns is the runs a side made before the first block and not
+	// compared: with KeepRunning a server's first run finds it fresh
+	// (IoTDB 2.0.10 ingested twice as fast into it as into a server whose
+	// earlier data was deleted) and, with ClearCold, its code not yet
+	// compiled.
+	WarmupRuns int
 	// StateDir holds the servers' state folders, one a side.
 	StateDir string
 	// Port is the port of an Elasticsearch/OpenSearch server (PORT).
@@ -129,6 +139,7 @@ type Options struct {
 type Timing struct {
 	Servers time.Duration // starting, stopping and wiping servers between runs
 	Runs    time.Duration // the runs themselves (their own lifecycle steps included)
+	Warmup  time.Duration // the warm-up runs (WarmupRuns), not in Runs
 	Total   time.Duration
 }
 
@@ -195,20 +206,39 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 			}
 		}
 	}
-	for i, sl := range slots {
+	// The warm-up runs first, as block 0 in the sides' order.
+	var warm []Slot
+	for w := 0; w < o.WarmupRuns; w++ {
+		for p := range o.Sides {
+			warm = append(warm, Slot{Side: p, Block: 0, Position: p + 1})
+		}
+	}
+	measuredFrom := time.Now()
+	for k, sl := range slices.Concat(warm, slots) {
 		side := o.Sides[sl.Side]
-		left := ""
-		if i > 0 {
-			per := time.Since(start) / time.Duration(i)
-			left = fmt.Sprintf(", about %s left", (per * time.Duration(len(slots)-i)).Round(time.Second))
+		i, warmup := k-len(warm), 0
+		which := fmt.Sprintf("run %d of %d", i+1, len(slots))
+		if i < 0 {
+			warmup = k/len(o.Sides) + 1
+			which = fmt.Sprintf("warm-up run %d", warmup)
+			fmt.Fprintf(o.Log, "routine: warm-up run %d of side %s, not compared\n", warmup, side.Name)
+		} else {
+			if i == 0 {
+				measuredFrom = time.Now()
+			}
+			left := ""
+			if i > 0 {
+				per := time.Since(measuredFrom) / time.Duration(i)
+				left = fmt.Sprintf(", about %s left", (per * time.Duration(len(slots)-i)).Round(time.Second))
+			}
+			most := ""
+			if o.Look != nil {
+				most = "at most "
+			}
+			fmt.Fprintf(o.Log, "routine: run %d of %s%d: side %s (block %d, position %d)%s\n", i+1, most, len(slots), side.Name, sl.Block, sl.Position, left)
 		}
-		most := ""
-		if o.Look != nil {
-			most = "at most "
-		}
-		fmt.Fprintf(o.Log, "routine: run %d of %s%d: side %s (block %d, position %d)%s\n", i+1, most, len(slots), side.Name, sl.Block, sl.Position, left)
-		job := Job{Side: side, Label: side.Name, Fresh: !o.KeepState}
-		routine := &record.Routine{Side: side.Name, Block: sl.Block, Position: sl.Position, AA: o.AA, Seed: o.Seed}
+		job := Job{Side: side, Label: side.Name, Fresh: !o.KeepState, Warmup: warmup}
+		routine := &record.Routine{Side: side.Name, Block: sl.Block, Position: sl.Position, AA: o.AA, Seed: o.Seed, Warmup: warmup > 0}
 		job.Annotate = func(r *record.Record) {
 			r.Routine = routine
 			if side.Record != nil {
@@ -241,7 +271,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 				err := o.startServer(ctx, *srv)
 				tm.Servers += time.Since(t0)
 				if err != nil {
-					return tm, fmt.Errorf("side %s, run %d of %d: %w", side.Name, i+1, len(slots), err)
+					return tm, fmt.Errorf("side %s, %s: %w", side.Name, which, err)
 				}
 			}
 		} else if side.Form == External {
@@ -255,13 +285,17 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 			err := o.external(ctx, side, "START_COMMAND")
 			tm.Servers += time.Since(t0)
 			if err != nil {
-				return tm, fmt.Errorf("side %s, run %d of %d: %w", side.Name, i+1, len(slots), err)
+				return tm, fmt.Errorf("side %s, %s: %w", side.Name, which, err)
 			}
 		}
 		t0 := time.Now()
 		runErr := o.RunOne(ctx, job)
-		runTime += time.Since(t0)
-		tm.Runs = runTime
+		if warmup > 0 {
+			tm.Warmup += time.Since(t0)
+		} else {
+			runTime += time.Since(t0)
+			tm.Runs = runTime
+		}
 		t0 = time.Now()
 		var stopErr error
 		switch {
@@ -272,14 +306,20 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 			stopErr = o.external(context.WithoutCancel(ctx), side, "STOP_COMMAND")
 		}
 		tm.Servers += time.Since(t0)
+		if runErr != nil && warmup > 0 {
+			return tm, fmt.Errorf("side %s, %s: %w", side.Name, which, runErr)
+		}
 		if runErr != nil {
-			return tm, fmt.Errorf("side %s, run %d of %d (block %d): %w", side.Name, i+1, len(slots), sl.Block, runErr)
+			return tm, fmt.Errorf("side %s, %s (block %d): %w", side.Name, which, sl.Block, runErr)
 		}
 		if stopErr != nil {
-			return tm, fmt.Errorf("side %s, run %d of %d: stop its server: %w", side.Name, i+1, len(slots), stopErr)
+			return tm, fmt.Errorf("side %s, %s: stop its server: %w", side.Name, which, stopErr)
 		}
 		if err := ctx.Err(); err != nil {
 			return tm, err
+		}
+		if warmup > 0 {
+			continue
 		}
 		if i == len(o.Sides)-1 && o.AfterFirstBlock != nil {
 			if err := o.AfterFirstBlock(); err != nil {

@@ -3,9 +3,11 @@ package routine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -255,5 +257,54 @@ func TestRunMarksRecords(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "run 2 of 4 (block 1): server died") || n != 2 {
 		t.Fatalf("after a failed run: %v, %d runs", err, n)
+	}
+}
+
+// TestRunWarmsUpFirst: warm-up runs come before block 1, one a side in the
+// sides' order, marked as such; the builds' check and the looks count only
+// the measured blocks, and a failed warm-up run is named as one.
+func TestRunWarmsUpFirst(t *testing.T) {
+	sides := []Resolved{{Side: Side{Name: "a", Form: Embedded}}, {Side: Side{Name: "b", Form: Embedded}}}
+	var got []string
+	checked, looks := 0, []int{}
+	o := Options{Sides: sides, Runs: 2, WarmupRuns: 2, Log: io.Discard, FirstLook: 2,
+		RunOne: func(_ context.Context, j Job) error {
+			r := &record.Record{}
+			j.Annotate(r)
+			if r.Routine.Warmup != (j.Warmup > 0) || (j.Warmup > 0) != (r.Routine.Block == 0) {
+				t.Errorf("job %+v, record %+v", j, r.Routine)
+			}
+			got = append(got, fmt.Sprintf("%s%d%d", r.Routine.Side, r.Routine.Block, j.Warmup))
+			return nil
+		},
+		AfterFirstBlock: func() error { checked = len(got); return nil },
+		Look:            func(blocks int) (bool, error) { looks = append(looks, blocks); return false, nil },
+	}
+	tm, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a01 b01 a02 b02"; strings.Join(got[:4], " ") != want || len(got) != 8 {
+		t.Fatalf("runs %v, want %s first and 4 measured", got, want)
+	}
+	for _, g := range got[4:] {
+		if g[2] != '0' || g[1] == '0' {
+			t.Errorf("measured run %s", g)
+		}
+	}
+	if checked != 6 || !slices.Equal(looks, []int{2}) {
+		t.Errorf("builds checked after %d runs (want 6), looks %v (want [2])", checked, looks)
+	}
+	if tm.Warmup <= 0 || tm.Runs <= 0 {
+		t.Errorf("timing %+v", tm)
+	}
+	o.RunOne = func(_ context.Context, j Job) error {
+		if j.Warmup == 2 {
+			return errors.New("server died")
+		}
+		return nil
+	}
+	if _, err := Run(context.Background(), o); err == nil || err.Error() != "side a, warm-up run 2: server died" {
+		t.Fatalf("a failed warm-up: %v", err)
 	}
 }

@@ -67,6 +67,8 @@ measured).
 keeps them all up through the routine: a run cleans its side's data
 (IS_DELETE_DATA) instead of waiting for a stop, a wipe and a start, and
 both servers share the machine the whole time (an idle one included).
+Since only a server's first run finds it fresh, each side first makes one
+warm-up run (--warmup-runs), kept in OUT/warmup and not compared.
 
 --cold clear makes each run's cold query round without a restart: the
 server is flushed, the OS caches dropped and the server's own caches cleared
@@ -114,6 +116,7 @@ are neither proven within nor shown worse, untested or not measured.`,
 	fl.BoolVar(&r.AA, "aa", false, "the sides are one build on purpose (an A/A comparison): do not refuse them")
 	fl.BoolVar(&r.KeepRunning, "keep-running", false, "start every side's server once, on ports of its own, and keep them running through the routine: a run cleans its side's data (IS_DELETE_DATA) instead of waiting for a restart of its server")
 	fl.StringVar(&r.Cold, "cold", routine.ColdRestart, "how a run's first query round is made cold: restart (stop the server, drop the OS caches, start it: a cold process too) or clear (flush, drop the OS caches, clear the server's own caches: no restart, the process stays warm; faster)")
+	fl.IntVar(&r.WarmupRuns, "warmup-runs", -1, "runs a side made before the first block, kept in OUT/warmup and not compared (-1: 1 with --keep-running, whose servers are fresh only for their first run; else 0)")
 	fl.BoolVar(&r.KeepState, "keep-state", false, "keep a server's data from run to run (default: wiped before each run)")
 	fl.StringVar(&r.Build.Command, "build", "", "the command that builds a git side's distribution, run with sh -c in its worktree")
 	fl.StringVar(&r.Build.Glob, "dist-glob", "", "where a git side's build leaves its distribution, relative to the worktree")

@@ -139,6 +139,7 @@ func TestRoutineRefusals(t *testing.T) {
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--set", "SQLITE_PATH="+filepath.Join(dist, "mine.db")), "is outside RESULTS_DIR, so it may hold tables of yours"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=embedded", "--contender", "b=iotdb"}, "needs a server"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--set", "IS_DELETE_DATA=false", "--baseline", "a=iotdb", "--contender", "b=iotdb", "--aa", "--keep-running"}, "IS_DELETE_DATA=false: with --keep-running the servers keep their data from run to run"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--warmup-runs", "-2"), "--warmup-runs=-2: is not a number of runs (valid: 0 or more; -1: 1 with --keep-running, else 0)"},
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--cold", "warm"), "--cold=warm: is not a way to make a run's cold round cold (valid: restart (stop the server, drop the OS caches, start it) or clear"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--set", "CLEAR_CACHE=false", "--baseline", "a=iotdb", "--contender", "b=iotdb", "--aa", "--cold", "clear"}, "CLEAR_CACHE=false: with --cold clear the server's own cache clear is what makes a cold round cold without a restart (valid: true, or --cold restart)"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=iotdb"}, "measures iotdb, not elasticsearch"},
@@ -394,5 +395,45 @@ func TestRoutineStopsWhenItKnows(t *testing.T) {
 	r := bench(t, append(slices.Clone(delayTarget), "--budget", "-1m", "--out", t.TempDir())...)
 	if r.code != 2 || !strings.Contains(r.stderr, "--budget -1m0s --looks 0: a duration and a number of looks, 0 or more") {
 		t.Errorf("a negative budget: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestRoutineWarmupRuns: --warmup-runs makes each side's warm-up runs
+// before block 1, their records in OUT/warmup, out of the comparison; the
+// dry run lists them and the summary says what they took.
+func TestRoutineWarmupRuns(t *testing.T) {
+	args := append(slices.Clone(small), "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=2", "--baseline", "a=embedded", "--contender", "b=embedded", "--runs", "4", "--warmup-runs", "1")
+	dry := bench(t, append(slices.Clone(args), "--dry-run", "--out", t.TempDir())...)
+	if dry.code != 0 || !strings.Contains(dry.stdout, "  warm-up run 1: side a (not compared)\n  warm-up run 1: side b (not compared)\n  run 1: side ") {
+		t.Fatalf("dry run: exit %d\n%s\n%s", dry.code, dry.stdout, dry.stderr)
+	}
+	out := t.TempDir()
+	r := bench(t, append(args, "--out", out)...)
+	if !aaStated(r) || !strings.Contains(r.stdout, "the warm-up runs ") || !strings.Contains(r.stderr, "routine: warm-up run 1 of side b, not compared") ||
+		!strings.Contains(r.stdout, "Routine: a vs b, 4 runs a side") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	warm, damaged := record.Store{Dir: filepath.Join(out, "warmup")}.List()
+	measured, damaged2 := record.Store{Dir: filepath.Join(out, "results")}.List()
+	if len(damaged)+len(damaged2) > 0 || len(warm) != 2 || len(measured) != 8 {
+		t.Fatalf("%d warm-up records, %d measured (want 2 and 8): %v %v", len(warm), len(measured), damaged, damaged2)
+	}
+	for _, rec := range warm {
+		if rec.Routine == nil || !rec.Routine.Warmup || rec.Routine.Block != 0 {
+			t.Errorf("warm-up record %s: %+v", rec.ID, rec.Routine)
+		}
+		for _, m := range measured {
+			if !rec.StartedAt.Before(m.StartedAt) {
+				t.Errorf("warm-up run %s started after measured run %s", rec.ID, m.ID)
+			}
+		}
+	}
+	for _, rec := range measured {
+		if rec.Routine == nil || rec.Routine.Warmup || rec.Routine.Block == 0 {
+			t.Errorf("measured record %s: %+v", rec.ID, rec.Routine)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs", "warmup-1-a.log")); err != nil {
+		t.Error(err)
 	}
 }

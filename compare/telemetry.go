@@ -31,12 +31,17 @@ func runTelemetry(rec *record.Record) (map[telemetryKey]telemetryValue, []teleme
 	var order []telemetryKey
 	for i := range rec.Phases {
 		p := &rec.Phases[i]
-		for _, src := range p.Server {
+		names := make([]string, len(p.Server))
+		for j, src := range p.Server {
+			names[j] = src.Name
+		}
+		kinds := telemetry.Kinds(names)
+		for j, src := range p.Server {
 			for _, se := range src.Series {
 				if len(se.Values) == 0 {
 					continue
 				}
-				k := telemetryKey{p.Group(), telemetry.Kind(src.Name), se.Name}
+				k := telemetryKey{p.Group(), kinds[j], se.Name}
 				v, seen := out[k]
 				if !seen {
 					order = append(order, k)

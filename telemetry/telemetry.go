@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -69,6 +70,33 @@ func Kind(name string) string {
 	}
 	return name[:i] + "process" + rest
 }
+
+// Kinds is Kind of each of one phase's source names, with the ports left
+// out of those that stay unique without them ("process (java)", "IoTDB
+// DataNode 127.0.0.1"): the sides of a routine whose servers all run at
+// once listen on ports of their own, and their one server process or node
+// is still the same kind of source. Sources that only their ports tell
+// apart (the nodes of a cluster on one machine) keep them.
+func Kinds(names []string) []string {
+	kinds := make([]string, len(names))
+	bare := make([]string, len(names))
+	count := map[string]int{}
+	for i, n := range names {
+		kinds[i] = Kind(n)
+		bare[i] = portNumbers.ReplaceAllString(kinds[i], "")
+		count[bare[i]]++
+	}
+	for i := range kinds {
+		if count[bare[i]] == 1 {
+			kinds[i] = bare[i]
+		}
+	}
+	return kinds
+}
+
+// portNumbers matches a port in a source's name: a process's ", port N",
+// an endpoint's ":N".
+var portNumbers = regexp.MustCompile(`(, port [0-9]+|:[0-9]+\b)`)
 
 // Summary is a series summed up over its phase.
 type Summary struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +159,23 @@ func TestKind(t *testing.T) {
 	} {
 		if got := Kind(in); got != want {
 			t.Errorf("Kind(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestKinds: one phase's sources lose their ports where they stay apart
+// without them (a routine's sides on ports of their own are one kind), and
+// keep them where only the port tells them apart (a cluster on one host).
+func TestKinds(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"machine", "process 12 (java, port 6767)", "IoTDB DataNode 127.0.0.1:9192", "IoTDB ConfigNode 127.0.0.1:9191", "disk sda (/tmp/x)"},
+			[]string{"machine", "process (java)", "IoTDB DataNode 127.0.0.1", "IoTDB ConfigNode 127.0.0.1", "disk sda"}},
+		{[]string{"process 1 (java, port 6667)", "process 2 (java, port 6668)", "process 3 (bench)", "IoTDB DataNode 127.0.0.1:9092", "IoTDB DataNode 127.0.0.1:9093"},
+			[]string{"process (java, port 6667)", "process (java, port 6668)", "process (bench)", "IoTDB DataNode 127.0.0.1:9092", "IoTDB DataNode 127.0.0.1:9093"}},
+		{nil, []string{}},
+	} {
+		if got := Kinds(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("Kinds(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

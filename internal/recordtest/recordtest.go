@@ -100,14 +100,18 @@ func TelemetryRuns() (base, contender []*record.Record) {
 	for i, r := range append(base, contender...) {
 		cpu, mem := []float64{0, 1, float64(1 + i)}, []float64{100 << 20, 300 << 20, 200 << 20}
 		series := []telemetry.Series{{Name: "CPU user", Unit: "s", Counter: true, Values: cpu}, {Name: "resident memory", Unit: "bytes", Values: mem}}
+		// The contender's server listens on a port of its own, as
+		// bench routine --keep-running starts it: one kind of source still.
+		port := 6767
 		if i < 3 {
+			port = 6667
 			series = append(series, telemetry.Series{Name: "threads", Unit: "threads", Values: []float64{40, 40, 40}})
 		} else {
 			cpu[2], mem[0], mem[1] = 5, 200<<20, 200<<20
 		}
 		r.Phases[0].Server = []telemetry.Source{
 			{Name: "machine", At: []int64{0, 1000, 2000}, Series: []telemetry.Series{{Name: "CPU user", Unit: "s", Counter: true, Values: []float64{0, 1, 1}}}},
-			{Name: fmt.Sprintf("process %d (java, port 6667)", 1000+i), At: []int64{0, 1000, 2000}, Series: series},
+			{Name: fmt.Sprintf("process %d (java, port %d)", 1000+i, port), At: []int64{0, 1000, 2000}, Series: series},
 		}
 	}
 	return base, contender

@@ -143,6 +143,8 @@ type Options struct {
 	Progress io.Writer
 	Terminal bool
 	Announce bool
+	// Together is the runner's (runner.Options): bench routine --duet.
+	Together func(ctx context.Context, step string) error
 	// Report prints the saved record of a run that ran to its end, before
 	// the record's path is said.
 	Report func(*record.Record) error
@@ -237,7 +239,7 @@ func (p *Prepared) Run(ctx context.Context, o Options) (*record.Record, error) {
 			return nil, err
 		}
 	}
-	opts := runner.Options{Log: o.Log, Progress: o.Progress, Terminal: o.Terminal, StartAt: startAt, Announce: o.Announce, Env: o.Env}
+	opts := runner.Options{Log: o.Log, Progress: o.Progress, Terminal: o.Terminal, StartAt: startAt, Announce: o.Announce, Env: o.Env, Together: o.Together}
 	res, runErr := runner.Run(ctx, plan, drv, opts)
 	rec := res.Record(l, drv, o.Tool, o.Label, runErr)
 	if o.Annotate != nil {

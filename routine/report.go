@@ -38,6 +38,8 @@ type Report struct {
 	Unchecked string
 	// ClearCold says the runs' cold rounds came without a restart.
 	ClearCold bool
+	// Duet says each block's runs were made at once.
+	Duet bool
 }
 
 // Write writes the report into Out: report.md (the PR layout), report.html
@@ -77,6 +79,9 @@ func (r Report) Write() ([]byte, error) {
 	fmt.Fprintf(&sum, "Routine: %s vs %s, %d runs a side in balanced blocks (%s)\n", r.Labels[0], strings.Join(r.Labels[1:], ", "), r.Runs, design)
 	if cmp.Sequential != "" {
 		fmt.Fprintln(&sum, cmp.Sequential)
+	}
+	if r.Duet {
+		fmt.Fprintln(&sum, DuetWords)
 	}
 	if r.ClearCold {
 		fmt.Fprintln(&sum, ClearColdWords)

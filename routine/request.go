@@ -46,6 +46,9 @@ type Request struct {
 	AA, KeepState bool
 	KeepRunning   bool   // every side's server up through the routine (Options.KeepRunning)
 	Cold          string // how a run's cold round is made cold: ColdRestart ("" too) or ColdClear
+	// Duet makes each block's runs at once (Options.Duet); it implies
+	// KeepRunning and ColdClear.
+	Duet bool
 	// WarmupRuns is the runs a side made before the first block and not
 	// compared (Options.WarmupRuns); -1: 1 with KeepRunning, else 0.
 	WarmupRuns         int
@@ -95,6 +98,14 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	if r.Looks == 0 {
 		r.Looks = map[bool]int{false: 1, true: 6}[r.Budget > 0]
 	}
+	if r.Duet {
+		if r.Cold == ColdRestart {
+			return nil, bad(&config.Error{Key: "--cold", Value: r.Cold, Msg: "a duet's runs share the machine at every step, and a restart of one side's server would fall on the other side's measured phase", Valid: ColdClear + " (the default with --duet)"})
+		}
+		// Each block's runs met the same machine at the same time: the
+		// test pairs them.
+		r.Cold, r.KeepRunning, r.Compare.Paired = ColdClear, true, true
+	}
 	if r.Cold == "" {
 		r.Cold = ColdRestart
 	}
@@ -140,8 +151,14 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	if r.Cold == ColdClear {
 		fmt.Fprintf(r.Log, "routine: c%s\n", strings.TrimPrefix(ClearColdWords, "C"))
 	}
+	if r.Duet {
+		fmt.Fprintf(r.Log, "routine: d%s\n", strings.TrimPrefix(DuetWords, "D"))
+	}
 	if r.DryRun {
 		fmt.Fprintf(r.Stdout, "Routine: %d runs a side in balanced blocks (--order-seed %d), into %s\n", r.Runs, r.Seed, r.Out)
+		if r.Duet {
+			fmt.Fprintln(r.Stdout, DuetWords)
+		}
 		if r.Looks > 1 {
 			fmt.Fprintf(r.Stdout, "Sequential: looks after %d runs a side and after every pair of blocks from there, at most %d looks (%d runs a side)%s; the runs up to the last:\n", r.Runs, r.Looks, r.mostRuns(), r.budgetWords())
 		}
@@ -207,6 +224,13 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 		if r.KeepRunning && s.Form != External && s.Form != Embedded && !c.DeleteData {
 			return 0, nil, bad(&config.Error{Key: "IS_DELETE_DATA", Value: "false", Msg: "with --keep-running the servers keep their data from run to run, and this would let every run's data pile up", Valid: "true, or no --keep-running"})
 		}
+		if r.Duet && (s.Form == External || p.Driver.Discard != nil) {
+			what := "an external side's commands start and stop its server around each run"
+			if s.Form != External {
+				what = p.Driver.Name + "'s runs of every side would use one file at once"
+			}
+			return 0, nil, bad(fmt.Errorf("--duet makes the sides' runs at the same time, and %s; run this routine without --duet", what))
+		}
 		if r.Cold == ColdClear && !p.Driver.Embedded() {
 			if !p.Driver.Can.ClearCache {
 				return 0, nil, bad(fmt.Errorf("--cold clear: %s cannot clear its own caches, which is what makes a cold round cold without a restart; use --cold restart", p.Driver.Name))
@@ -258,7 +282,7 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 	n := 0
 	start := time.Now()
 	o := Options{
-		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, KeepState: r.KeepState, KeepRunning: r.KeepRunning, ClearCold: r.Cold == ColdClear,
+		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, KeepState: r.KeepState, KeepRunning: r.KeepRunning, ClearCold: r.Cold == ColdClear, Duet: r.Duet,
 		WarmupRuns: r.WarmupRuns, StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
 		RunOne: func(ctx context.Context, j Job) error {
 			var logPath, prefix string
@@ -365,7 +389,7 @@ func (r *Request) runOne(ctx context.Context, j Job, logPath, prefix string) err
 	if err != nil {
 		return err
 	}
-	o := pipeline.Options{Label: j.Label, Tool: r.Tool, Annotate: j.Annotate, Fresh: j.Fresh, Env: j.Env,
+	o := pipeline.Options{Label: j.Label, Tool: r.Tool, Annotate: j.Annotate, Fresh: j.Fresh, Env: j.Env, Together: j.Together.wait(),
 		Human: logf, Log: logf, Progress: &prefixWriter{w: r.Log, prefix: prefix}, Announce: true,
 		Report: func(rec *record.Record) error { return report.WriteRun(logf, report.Text, rec) }}
 	_, err = p.Run(ctx, o)
@@ -382,7 +406,7 @@ func (r *Request) report(tm Timing) (*compare.Verdict, error) {
 	}
 	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
 	sum, err := Report{Out: r.Out, Labels: r.labels, Runs: len(cmp.Baseline.Runs), Paired: r.Compare.Paired, Tool: r.Tool, Comparison: cmp, Warnings: warnings,
-		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear}.Write()
+		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear, Duet: r.Duet}.Write()
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tsbench/tsbench/compare"
@@ -82,6 +83,9 @@ type Job struct {
 	// Warmup is the warm-up run's number (from 1), 0 for a measured run:
 	// a warm-up's record is kept apart from the compared ones.
 	Warmup int
+	// Together is the run's place in a duet (Options.Duet): nil when the
+	// run is made alone.
+	Together *Party
 }
 
 // Options are the routine's.
@@ -115,6 +119,12 @@ type Options struct {
 	// earlier data was deleted) and, with ClearCold, its code not yet
 	// compiled.
 	WarmupRuns int
+	// Duet makes each block's runs at the same time, one a side, each
+	// measured step (a phase, the cold round's lifecycle) begun by every
+	// side together (Job.Together), so that what the machine does meanwhile
+	// falls on all sides alike. Its sides' servers run all along
+	// (KeepRunning) and restart nothing (ClearCold).
+	Duet bool
 	// StateDir holds the servers' state folders, one a side.
 	StateDir string
 	// Port is the port of an Elasticsearch/OpenSearch server (PORT).
@@ -214,126 +224,181 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		}
 	}
 	measuredFrom := time.Now()
-	for k, sl := range slices.Concat(warm, slots) {
-		side := o.Sides[sl.Side]
-		i, warmup := k-len(warm), 0
-		which := fmt.Sprintf("run %d of %d", i+1, len(slots))
-		if i < 0 {
-			warmup = k/len(o.Sides) + 1
-			which = fmt.Sprintf("warm-up run %d", warmup)
-			fmt.Fprintf(o.Log, "routine: warm-up run %d of side %s, not compared\n", warmup, side.Name)
-		} else {
-			if i == 0 {
-				measuredFrom = time.Now()
-			}
-			left := ""
-			if i > 0 {
-				per := time.Since(measuredFrom) / time.Duration(i)
-				left = fmt.Sprintf(", about %s left", (per * time.Duration(len(slots)-i)).Round(time.Second))
-			}
-			most := ""
-			if o.Look != nil {
-				most = "at most "
-			}
-			fmt.Fprintf(o.Log, "routine: run %d of %s%d: side %s (block %d, position %d)%s\n", i+1, most, len(slots), side.Name, sl.Block, sl.Position, left)
+	all := slices.Concat(warm, slots)
+	size := 1 // the runs made at once: a duet's block, else one
+	if o.Duet {
+		size = len(o.Sides)
+	}
+	for g := 0; g < len(all); g += size {
+		type run struct {
+			sl            Slot
+			i, warmup     int
+			which         string
+			job           Job
+			srv, up       *provision.Server
+			runErr, after error
 		}
-		job := Job{Side: side, Label: side.Name, Fresh: !o.KeepState, Warmup: warmup}
-		routine := &record.Routine{Side: side.Name, Block: sl.Block, Position: sl.Position, AA: o.AA, Seed: o.Seed, Warmup: warmup > 0}
-		job.Annotate = func(r *record.Record) {
-			r.Routine = routine
-			if side.Record != nil {
-				srv := *side.Record
-				r.Target.Server = &srv
-			}
-		}
-		srv, up := o.server(side), running[sl.Side]
-		if up != nil {
-			srv = up
-		}
-		if srv != nil {
-			// One description file for whichever side runs: the lifecycle
-			// commands, keys of the workload, are then the same on every side.
-			current := filepath.Join(o.StateDir, "current.json")
-			if err := os.MkdirAll(o.StateDir, 0o755); err != nil {
-				return tm, err
-			}
-			if err := srv.Save(current); err != nil {
-				return tm, err
-			}
-			job.Sets = []string{"STOP_COMMAND=" + provision.SpecCommandLine(srv.Bench, "stop", current), "START_COMMAND=" + provision.SpecCommandLine(srv.Bench, "start", current)}
-			if o.ClearCold {
-				job.Sets = noRestart()
-			}
-			if up != nil {
-				job.Sets = append(job.Sets, srv.ClientSets()...)
+		var group []*run
+		for k := g; k < g+size && k < len(all); k++ {
+			sl := all[k]
+			side := o.Sides[sl.Side]
+			r := &run{sl: sl, i: k - len(warm)}
+			r.which = fmt.Sprintf("run %d of %d", r.i+1, len(slots))
+			if r.i < 0 {
+				r.warmup = k/len(o.Sides) + 1
+				r.which = fmt.Sprintf("warm-up run %d", r.warmup)
+				if size == 1 || sl.Side == 0 {
+					fmt.Fprintf(o.Log, "routine: warm-up run %d of %s, not compared\n", r.warmup, map[bool]string{true: "side " + side.Name, false: "every side at once (--duet)"}[size == 1])
+				}
 			} else {
-				t0 := time.Now()
-				err := o.startServer(ctx, *srv)
-				tm.Servers += time.Since(t0)
-				if err != nil {
-					return tm, fmt.Errorf("side %s, %s: %w", side.Name, which, err)
+				if r.i == 0 {
+					measuredFrom = time.Now()
+				}
+				left := ""
+				if r.i > 0 {
+					per := time.Since(measuredFrom) / time.Duration(r.i)
+					left = fmt.Sprintf(", about %s left", (per * time.Duration(len(slots)-r.i)).Round(time.Second))
+				}
+				most := ""
+				if o.Look != nil {
+					most = "at most "
+				}
+				if size == 1 {
+					fmt.Fprintf(o.Log, "routine: run %d of %s%d: side %s (block %d, position %d)%s\n", r.i+1, most, len(slots), side.Name, sl.Block, sl.Position, left)
+				} else if r.i%size == 0 {
+					fmt.Fprintf(o.Log, "routine: block %d (runs %d to %d of %s%d): every side at once (--duet)%s\n", sl.Block, r.i+1, r.i+size, most, len(slots), left)
 				}
 			}
-		} else if side.Form == External {
-			// In the environment, not in the commands: the commands are
-			// keys of the workload, the same on every side.
-			job.Env = []string{"TSBENCH_SIDE=" + side.Name}
-			if o.ClearCold {
-				job.Sets = noRestart()
+			r.job = o.job(side, sl, r.warmup)
+			r.srv, r.up = o.server(side), running[sl.Side]
+			if r.up != nil {
+				r.srv = r.up
 			}
-			t0 := time.Now()
-			err := o.external(ctx, side, "START_COMMAND")
-			tm.Servers += time.Since(t0)
-			if err != nil {
-				return tm, fmt.Errorf("side %s, %s: %w", side.Name, which, err)
+			if r.srv != nil {
+				// One description file for whichever side runs: the lifecycle
+				// commands, keys of the workload, are then the same on every
+				// side. (A duet's runs restart nothing: --cold clear.)
+				current := filepath.Join(o.StateDir, "current.json")
+				if err := os.MkdirAll(o.StateDir, 0o755); err != nil {
+					return tm, err
+				}
+				if err := r.srv.Save(current); err != nil {
+					return tm, err
+				}
+				r.job.Sets = []string{"STOP_COMMAND=" + provision.SpecCommandLine(r.srv.Bench, "stop", current), "START_COMMAND=" + provision.SpecCommandLine(r.srv.Bench, "start", current)}
+				if o.ClearCold {
+					r.job.Sets = noRestart()
+				}
+				if r.up != nil {
+					r.job.Sets = append(r.job.Sets, r.srv.ClientSets()...)
+				} else {
+					t0 := time.Now()
+					err := o.startServer(ctx, *r.srv)
+					tm.Servers += time.Since(t0)
+					if err != nil {
+						return tm, fmt.Errorf("side %s, %s: %w", side.Name, r.which, err)
+					}
+				}
+			} else if side.Form == External {
+				// In the environment, not in the commands: the commands are
+				// keys of the workload, the same on every side.
+				r.job.Env = []string{"TSBENCH_SIDE=" + side.Name}
+				if o.ClearCold {
+					r.job.Sets = noRestart()
+				}
+				t0 := time.Now()
+				err := o.external(ctx, side, "START_COMMAND")
+				tm.Servers += time.Since(t0)
+				if err != nil {
+					return tm, fmt.Errorf("side %s, %s: %w", side.Name, r.which, err)
+				}
 			}
+			group = append(group, r)
 		}
 		t0 := time.Now()
-		runErr := o.RunOne(ctx, job)
-		if warmup > 0 {
+		if len(group) == 1 {
+			group[0].runErr = o.RunOne(ctx, group[0].job)
+		} else {
+			// A duet: the block's runs at once, each step begun together.
+			d := newDuet(len(group))
+			var wg sync.WaitGroup
+			for _, r := range group {
+				r.job.Together = d.party()
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer r.job.Together.Leave()
+					r.runErr = o.RunOne(ctx, r.job)
+				}()
+			}
+			wg.Wait()
+		}
+		if group[0].warmup > 0 {
 			tm.Warmup += time.Since(t0)
 		} else {
 			runTime += time.Since(t0)
 			tm.Runs = runTime
 		}
 		t0 = time.Now()
-		var stopErr error
-		switch {
-		case up != nil: // kept running
-		case srv != nil:
-			stopErr = srv.Run(context.WithoutCancel(ctx), "stop", o.Log, o.Log)
-		case side.Form == External:
-			stopErr = o.external(context.WithoutCancel(ctx), side, "STOP_COMMAND")
+		for _, r := range group {
+			side := o.Sides[r.sl.Side]
+			switch {
+			case r.up != nil: // kept running
+			case r.srv != nil:
+				r.after = r.srv.Run(context.WithoutCancel(ctx), "stop", o.Log, o.Log)
+			case side.Form == External:
+				r.after = o.external(context.WithoutCancel(ctx), side, "STOP_COMMAND")
+			}
 		}
 		tm.Servers += time.Since(t0)
-		if runErr != nil && warmup > 0 {
-			return tm, fmt.Errorf("side %s, %s: %w", side.Name, which, runErr)
-		}
-		if runErr != nil {
-			return tm, fmt.Errorf("side %s, %s (block %d): %w", side.Name, which, sl.Block, runErr)
-		}
-		if stopErr != nil {
-			return tm, fmt.Errorf("side %s, %s: stop its server: %w", side.Name, which, stopErr)
+		for _, r := range group {
+			side := o.Sides[r.sl.Side]
+			if r.runErr != nil && r.warmup > 0 {
+				return tm, fmt.Errorf("side %s, %s: %w", side.Name, r.which, r.runErr)
+			}
+			if r.runErr != nil {
+				return tm, fmt.Errorf("side %s, %s (block %d): %w", side.Name, r.which, r.sl.Block, r.runErr)
+			}
+			if r.after != nil {
+				return tm, fmt.Errorf("side %s, %s: stop its server: %w", side.Name, r.which, r.after)
+			}
 		}
 		if err := ctx.Err(); err != nil {
 			return tm, err
 		}
-		if warmup > 0 {
-			continue
-		}
-		if i == len(o.Sides)-1 && o.AfterFirstBlock != nil {
-			if err := o.AfterFirstBlock(); err != nil {
-				return tm, err
+		for _, r := range group {
+			if r.warmup > 0 {
+				continue
 			}
-		}
-		if o.Look != nil && sl.Position == len(o.Sides) && sl.Block >= o.FirstLook && (sl.Block-o.FirstLook)%2 == 0 {
-			stop, err := o.Look(sl.Block)
-			if err != nil || stop {
-				return tm, err
+			if r.i == len(o.Sides)-1 && o.AfterFirstBlock != nil {
+				if err := o.AfterFirstBlock(); err != nil {
+					return tm, err
+				}
+			}
+			if o.Look != nil && r.sl.Position == len(o.Sides) && r.sl.Block >= o.FirstLook && (r.sl.Block-o.FirstLook)%2 == 0 {
+				stop, err := o.Look(r.sl.Block)
+				if err != nil || stop {
+					return tm, err
+				}
 			}
 		}
 	}
 	return tm, nil
+}
+
+// job is a slot's run, its record marked with the routine's side, block
+// and position and the server it measured.
+func (o Options) job(side Resolved, sl Slot, warmup int) Job {
+	job := Job{Side: side, Label: side.Name, Fresh: !o.KeepState, Warmup: warmup}
+	routine := &record.Routine{Side: side.Name, Block: sl.Block, Position: sl.Position, AA: o.AA, Seed: o.Seed, Warmup: warmup > 0}
+	job.Annotate = func(r *record.Record) {
+		r.Routine = routine
+		if side.Record != nil {
+			srv := *side.Record
+			r.Target.Server = &srv
+		}
+	}
+	return job
 }
 
 // noRestart is a run's keys with --cold clear: no command stops or

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tsbench/tsbench/internal/gittest"
@@ -306,5 +307,56 @@ func TestRunWarmsUpFirst(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), o); err == nil || err.Error() != "side a, warm-up run 2: server died" {
 		t.Fatalf("a failed warm-up: %v", err)
+	}
+}
+
+// TestRunDuet: with Duet each block's runs are made at once, one a side,
+// each with its place in the block's duet; a failed run stops the routine
+// after its block, named.
+func TestRunDuet(t *testing.T) {
+	sides := []Resolved{{Side: Side{Name: "a", Form: Embedded}}, {Side: Side{Name: "b", Form: Embedded}}}
+	var mu sync.Mutex
+	inside, most := 0, 0
+	blocks := map[int][]string{}
+	o := Options{Sides: sides, Runs: 4, Duet: true, Log: io.Discard, RunOne: func(ctx context.Context, j Job) error {
+		r := &record.Record{}
+		j.Annotate(r)
+		mu.Lock()
+		inside++
+		most = max(most, inside)
+		blocks[r.Routine.Block] = append(blocks[r.Routine.Block], r.Routine.Side)
+		mu.Unlock()
+		if j.Together == nil {
+			return errors.New("a duet's run without its duet")
+		}
+		// Both runs of the block must come here before either goes on.
+		if err := j.Together.Wait(ctx, "ingest"); err != nil {
+			return err
+		}
+		mu.Lock()
+		inside--
+		mu.Unlock()
+		return nil
+	}}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if most != 2 || len(blocks) != 4 {
+		t.Fatalf("at most %d runs at once (want 2), blocks %v", most, blocks)
+	}
+	for b, s := range blocks {
+		slices.Sort(s)
+		if !slices.Equal(s, []string{"a", "b"}) {
+			t.Errorf("block %d: %v", b, s)
+		}
+	}
+	o.RunOne = func(_ context.Context, j Job) error {
+		if j.Side.Name == "b" {
+			return errors.New("server died")
+		}
+		return nil
+	}
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "side b, run ") || !strings.Contains(err.Error(), "(block 1): server died") {
+		t.Fatalf("a failed duet run: %v", err)
 	}
 }

@@ -36,6 +36,9 @@ const (
 	// ColdClear flushes, drops the OS caches and clears the server's own
 	// caches, with no restart: the data is cold, the process is warm.
 	ColdClear = "clear"
+	// DuetWords says in the log, the dry run and the summary what --duet
+	// does.
+	DuetWords = "Duet (--duet): each block's runs made at the same time, one a side, every measured phase and the cold round's lifecycle begun by both sides together; the servers kept running, restarted by none"
 	// ClearColdWords says in the log and the summary what --cold clear
 	// measured.
 	ClearColdWords = "Cold rounds without a restart (--cold clear): each run's server flushed, the OS caches dropped and the server's own caches cleared before its first query round; its process stayed up, so the round's data is cold but its code and connections are warm"

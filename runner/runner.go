@@ -33,6 +33,12 @@ type Options struct {
 	// (bench routine, whose runs' own output goes to a log: the user sees
 	// which round and class runs now).
 	Announce bool
+	// Together, when set, is called before each measured step (a phase,
+	// a lifecycle) and returns when the step may begin: bench routine
+	// --duet holds each side's run there until the other sides' runs reach
+	// the same step, so that the sides' phases and cold rounds happen at
+	// the same time. An error stops the run before the step.
+	Together func(ctx context.Context, step string) error
 }
 
 // Run executes a plan against a driver's database. It always returns a
@@ -100,6 +106,12 @@ func Run(ctx context.Context, p *Plan, drv *adapters.Driver, opts Options) (*Res
 		if measured && !started {
 			started = true
 			if !opts.StartAt.IsZero() && !w.waitForStart(ctx) {
+				break
+			}
+		}
+		if measured && opts.Together != nil {
+			if err := opts.Together(ctx, st.String()); err != nil {
+				res.Stopped = fmt.Errorf("%s: %w", st, err)
 				break
 			}
 		}

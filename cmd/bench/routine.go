@@ -78,6 +78,13 @@ The round then measures cold data with warm code (compiled, connected);
 costs about half a minute a run on IoTDB. With --keep-running as well, no
 server is restarted from the routine's first run to its last.
 
+--duet makes each block's runs at the same time, one a side, on servers
+kept running (it implies --keep-running and --cold clear): every measured
+phase, and the cold round's flush and cache clears, begins on all sides
+together, so that what the machine does meanwhile falls on every side
+alike (duet benchmarking). The sides then share the machine's cores; the
+blocks pair the runs (--paired reads the pairs).
+
 --budget DURATION makes the routine sequential (stop when you know): after
 --runs runs a side it compares what it has, and after every further pair of
 blocks again, until every gated row is decided, the last of --looks looks
@@ -115,7 +122,8 @@ are neither proven within nor shown worse, untested or not measured.`,
 	fl.BoolVar(&r.DryRun, "dry-run", false, "make the sides' servers ready (builds included) and print the order of the runs, run nothing")
 	fl.BoolVar(&r.AA, "aa", false, "the sides are one build on purpose (an A/A comparison): do not refuse them")
 	fl.BoolVar(&r.KeepRunning, "keep-running", false, "start every side's server once, on ports of its own, and keep them running through the routine: a run cleans its side's data (IS_DELETE_DATA) instead of waiting for a restart of its server")
-	fl.StringVar(&r.Cold, "cold", routine.ColdRestart, "how a run's first query round is made cold: restart (stop the server, drop the OS caches, start it: a cold process too) or clear (flush, drop the OS caches, clear the server's own caches: no restart, the process stays warm; faster)")
+	fl.BoolVar(&r.Duet, "duet", false, "make each block's runs at the same time, one a side, every measured step begun together, so that the machine's drift falls on both (implies --keep-running and --cold clear; not for external sides or SQLite)")
+	fl.StringVar(&r.Cold, "cold", "", "how a run's first query round is made cold: restart (stop the server, drop the OS caches, start it: a cold process too; the default) or clear (flush, drop the OS caches, clear the server's own caches: no restart, the process stays warm; faster; the default with --duet)")
 	fl.IntVar(&r.WarmupRuns, "warmup-runs", -1, "runs a side made before the first block, kept in OUT/warmup and not compared (-1: 1 with --keep-running, whose servers are fresh only for their first run; else 0)")
 	fl.BoolVar(&r.KeepState, "keep-state", false, "keep a server's data from run to run (default: wiped before each run)")
 	fl.StringVar(&r.Build.Command, "build", "", "the command that builds a git side's distribution, run with sh -c in its worktree")

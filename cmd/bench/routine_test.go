@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tsbench/tsbench/internal/gittest"
 	"github.com/tsbench/tsbench/record"
@@ -140,6 +141,9 @@ func TestRoutineRefusals(t *testing.T) {
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=embedded", "--contender", "b=iotdb"}, "needs a server"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--set", "IS_DELETE_DATA=false", "--baseline", "a=iotdb", "--contender", "b=iotdb", "--aa", "--keep-running"}, "IS_DELETE_DATA=false: with --keep-running the servers keep their data from run to run"},
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--warmup-runs", "-2"), "--warmup-runs=-2: is not a number of runs (valid: 0 or more; -1: 1 with --keep-running, else 0)"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--duet", "--cold", "restart"), "--cold=restart: a duet's runs share the machine at every step, and a restart of one side's server would fall on the other side's measured phase (valid: clear (the default with --duet))"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--duet"), "--duet makes the sides' runs at the same time, and SQLite's runs of every side would use one file at once; run this routine without --duet"},
+		{append(small, "--baseline", "a=external", "--contender", "b=external", "--duet"), "--duet makes the sides' runs at the same time, and an external side's commands start and stop its server around each run"},
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--cold", "warm"), "--cold=warm: is not a way to make a run's cold round cold (valid: restart (stop the server, drop the OS caches, start it) or clear"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--set", "CLEAR_CACHE=false", "--baseline", "a=iotdb", "--contender", "b=iotdb", "--aa", "--cold", "clear"}, "CLEAR_CACHE=false: with --cold clear the server's own cache clear is what makes a cold round cold without a restart (valid: true, or --cold restart)"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=iotdb"}, "measures iotdb, not elasticsearch"},
@@ -435,5 +439,41 @@ func TestRoutineWarmupRuns(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "runs", "warmup-1-a.log")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRoutineDuet: --duet makes each block's runs at the same time, every
+// phase of one side beginning with the other side's (each run lasts about
+// a second on the delay target, so runs made one after the other would
+// start a second apart), the blocks tested in pairs; the summary says so.
+func TestRoutineDuet(t *testing.T) {
+	out := t.TempDir()
+	r := bench(t, append(slices.Clone(small), "--set", "DB_SWITCH=Null", "--set", "NULL_DELAY_MS=10", "--set", "VERIFY=false", "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=3",
+		"--baseline", "a=embedded", "--contender", "b=embedded", "--aa", "--duet", "--runs", "4", "--out", out)...)
+	if !aaStated(r) || !strings.Contains(r.stdout, "(tested in pairs within blocks)") || !strings.Contains(r.stdout, "\nDuet (--duet): each block's runs made at the same time") ||
+		!strings.Contains(r.stderr, "routine: block 4 (runs 7 to 8 of 8): every side at once (--duet)") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	recs, damaged := record.Store{Dir: filepath.Join(out, "results")}.List()
+	if len(damaged) > 0 || len(recs) != 8 {
+		t.Fatalf("%d records, %v", len(recs), damaged)
+	}
+	byBlock := map[int][]*record.Record{}
+	for _, rec := range recs {
+		byBlock[rec.Routine.Block] = append(byBlock[rec.Routine.Block], rec)
+	}
+	for b, pair := range byBlock {
+		if len(pair) != 2 || pair[0].Label == pair[1].Label || len(pair[0].Phases) != len(pair[1].Phases) {
+			t.Fatalf("block %d: %d runs", b, len(pair))
+		}
+		if d := pair[0].FinishedAt.Sub(pair[0].StartedAt); d < 800*time.Millisecond {
+			t.Fatalf("a run of %s: too short to tell runs at once from runs in turn", d)
+		}
+		for i := range pair[0].Phases {
+			gap := pair[0].Phases[i].StartedAt.Sub(pair[1].Phases[i].StartedAt).Abs()
+			if gap > 300*time.Millisecond {
+				t.Errorf("block %d, phase %s: the sides began %s apart", b, pair[0].Phases[i].Group(), gap)
+			}
+		}
 	}
 }

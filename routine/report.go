@@ -86,6 +86,9 @@ func (r Report) Write() ([]byte, error) {
 	if r.ClearCold {
 		fmt.Fprintln(&sum, ClearColdWords)
 	}
+	if r.ClearCold && !r.Duet {
+		fmt.Fprintln(&sum, OneProcessWords)
+	}
 	for _, l := range slices.Concat(lines[1:], cmp.Lead()) {
 		fmt.Fprintln(&sum, l)
 	}

@@ -150,6 +150,9 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	}
 	if r.Cold == ColdClear {
 		fmt.Fprintf(r.Log, "routine: c%s\n", strings.TrimPrefix(ClearColdWords, "C"))
+		if !r.Duet {
+			fmt.Fprintln(r.Log, OneProcessWords)
+		}
 	}
 	if r.Duet {
 		fmt.Fprintf(r.Log, "routine: d%s\n", strings.TrimPrefix(DuetWords, "D"))

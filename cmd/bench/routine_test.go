@@ -271,7 +271,8 @@ func TestRoutineExternal(t *testing.T) {
 					t.Errorf("--cold %s: a run with %d stop and start steps", tc.cold, restarts)
 				}
 			}
-			said := strings.Contains(r.stdout, "Cold rounds without a restart (--cold clear)") && strings.Contains(r.stderr, "routine: cold rounds without a restart")
+			said := strings.Contains(r.stdout, "Cold rounds without a restart (--cold clear)") && strings.Contains(r.stderr, "routine: cold rounds without a restart") &&
+				strings.Contains(r.stdout, "\nwarning: with --cold clear and without --duet each side's runs measured one server process")
 			if said != !tc.restarted {
 				t.Errorf("--cold %s: the summary and the log say clear: %v\n%s", tc.cold, said, r.stdout)
 			}
@@ -451,7 +452,7 @@ func TestRoutineDuet(t *testing.T) {
 	r := bench(t, append(slices.Clone(small), "--set", "DB_SWITCH=Null", "--set", "NULL_DELAY_MS=10", "--set", "VERIFY=false", "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=3",
 		"--baseline", "a=embedded", "--contender", "b=embedded", "--aa", "--duet", "--runs", "4", "--out", out)...)
 	if !aaStated(r) || !strings.Contains(r.stdout, "(tested in pairs within blocks)") || !strings.Contains(r.stdout, "\nDuet (--duet): each block's runs made at the same time") ||
-		!strings.Contains(r.stderr, "routine: block 4 (runs 7 to 8 of 8): every side at once (--duet)") {
+		!strings.Contains(r.stderr, "routine: block 4 (runs 7 to 8 of 8): every side at once (--duet)") || strings.Contains(r.stdout, "warning: with --cold clear and without --duet") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	recs, damaged := record.Store{Dir: filepath.Join(out, "results")}.List()

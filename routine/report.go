@@ -100,6 +100,9 @@ func (r Report) Write() ([]byte, error) {
 	if tm.Warmup > 0 {
 		warm = fmt.Sprintf(", the warm-up runs %s (not compared)", tm.Warmup.Round(time.Second))
 	}
+	if r.Duet {
+		warm += "; the runs' own figures are summed over the sides, which ran at once"
+	}
 	fmt.Fprintf(&sum, "Wall time %s: making the servers ready %s, starting/stopping/wiping them around the runs %s, the runs %s (measured phases %s, lifecycle steps %s, setup and verify %s)%s\n",
 		(r.Provisioning + tm.Total).Round(time.Second), r.Provisioning.Round(time.Second), tm.Servers.Round(time.Second), tm.Runs.Round(time.Second),
 		st.Measured.Round(time.Second), st.Lifecycle.Round(time.Second), st.Setup.Round(time.Second), warm)

@@ -31,11 +31,7 @@ func runTelemetry(rec *record.Record) (map[telemetryKey]telemetryValue, []teleme
 	var order []telemetryKey
 	for i := range rec.Phases {
 		p := &rec.Phases[i]
-		names := make([]string, len(p.Server))
-		for j, src := range p.Server {
-			names[j] = src.Name
-		}
-		kinds := telemetry.Kinds(names)
+		kinds := telemetry.Kinds(p.Server)
 		for j, src := range p.Server {
 			for _, se := range src.Series {
 				if len(se.Values) == 0 {

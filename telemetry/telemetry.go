@@ -71,18 +71,18 @@ func Kind(name string) string {
 	return name[:i] + "process" + rest
 }
 
-// Kinds is Kind of each of one phase's source names, with the ports left
-// out of those that stay unique without them ("process (java)", "IoTDB
+// Kinds is Kind of each of one phase's sources, with the ports left out
+// of those that stay unique without them ("process (java)", "IoTDB
 // DataNode 127.0.0.1"): the sides of a routine whose servers all run at
 // once listen on ports of their own, and their one server process or node
 // is still the same kind of source. Sources that only their ports tell
 // apart (the nodes of a cluster on one machine) keep them.
-func Kinds(names []string) []string {
-	kinds := make([]string, len(names))
-	bare := make([]string, len(names))
+func Kinds(srcs []Source) []string {
+	kinds := make([]string, len(srcs))
+	bare := make([]string, len(srcs))
 	count := map[string]int{}
-	for i, n := range names {
-		kinds[i] = Kind(n)
+	for i, src := range srcs {
+		kinds[i] = Kind(src.Name)
 		bare[i] = portNumbers.ReplaceAllString(kinds[i], "")
 		count[bare[i]]++
 	}

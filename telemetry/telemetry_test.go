@@ -174,7 +174,11 @@ func TestKinds(t *testing.T) {
 			[]string{"process (java, port 6667)", "process (java, port 6668)", "process (bench)", "IoTDB DataNode 127.0.0.1:9092", "IoTDB DataNode 127.0.0.1:9093"}},
 		{nil, []string{}},
 	} {
-		if got := Kinds(tc.in); !slices.Equal(got, tc.want) {
+		srcs := make([]Source, len(tc.in))
+		for i, n := range tc.in {
+			srcs[i].Name = n
+		}
+		if got := Kinds(srcs); !slices.Equal(got, tc.want) {
 			t.Errorf("Kinds(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}

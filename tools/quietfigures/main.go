@@ -156,11 +156,7 @@ func figures(r *record.Record) map[figure]float64 {
 			ops[g] += float64(op.OKOps)
 		}
 		secs[g] += p.Seconds
-		names := make([]string, len(p.Server))
-		for j, src := range p.Server {
-			names[j] = src.Name
-		}
-		kinds := telemetry.Kinds(names)
+		kinds := telemetry.Kinds(p.Server)
 		for j, src := range p.Server {
 			for _, se := range src.Series {
 				for _, sf := range serverFigures {

@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tsbench/tsbench/record"
@@ -20,7 +21,9 @@ func SideOf(ref string, runs []*record.Record) Side {
 }
 
 // Admit refuses sides that do not compare: runs of another workload than
-// the baseline's first run (their differing keys named) and failed runs,
+// the baseline's first run (their differing keys named; a routine's
+// configuration change, record.Routine.Change, is admitted where those
+// keys are all that differ) and failed runs,
 // which measure failures, not the database. With force it admits them and
 // returns each as a warning instead; runs that are incomplete are always
 // admitted with a warning.
@@ -29,7 +32,7 @@ func Admit(sides []Side, force bool) (warnings []string, err error) {
 	var mismatched, failed []string
 	for _, s := range sides {
 		for _, r := range s.Runs {
-			if r.Fingerprint != base.Fingerprint {
+			if r.Fingerprint != base.Fingerprint && !changeDeclared(base, r) {
 				diff := record.FingerprintDiff(base, r)
 				mismatched = append(mismatched, fmt.Sprintf("run %s (%s) has workload %s, the baseline %s: %s", r.ID, s.Label, r.Fingerprint, base.Fingerprint, strings.Join(diff, "; ")))
 			}
@@ -59,4 +62,18 @@ func Admit(sides []Side, force bool) (warnings []string, err error) {
 		}
 	}
 	return warnings, nil
+}
+
+// changeDeclared says two runs of one routine differ in their workload
+// only in the keys both declare their comparison's change.
+func changeDeclared(a, b *record.Record) bool {
+	if a.Routine == nil || b.Routine == nil || len(a.Routine.Change) == 0 {
+		return false
+	}
+	for _, k := range record.FingerprintDiffKeys(a, b) {
+		if !slices.Contains(a.Routine.Change, k) || !slices.Contains(b.Routine.Change, k) {
+			return false
+		}
+	}
+	return true
 }

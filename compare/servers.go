@@ -49,18 +49,63 @@ func (c *Comparison) SameBuild() []string {
 			continue
 		}
 		why := "a ratio here compares the build with itself"
-		if declaredAA(c.Baseline) && declaredAA(s) {
+		switch {
+		case declaredAA(c.Baseline) && declaredAA(s):
 			why = "an A/A, as declared (--aa)"
+		case len(changeOf(c.Baseline)) > 0 && len(changeOf(s)) > 0:
+			why = "a comparison of configurations, whose ratios are the keys' change, said below"
 		}
 		out = append(out, fmt.Sprintf("SAME SERVER BUILD: %s and %s both measured %s: %s.", c.Baseline.Label, s.Label, base, why))
 	}
 	return out
 }
 
+// Changes says, for every contender that a routine ran with other values
+// of some keys than the baseline (record.Routine.Change), which keys and
+// their values on each side: the configuration change its ratios measure.
+func (c *Comparison) Changes() []string {
+	keys := changeOf(c.Baseline)
+	if len(keys) == 0 {
+		return nil
+	}
+	b := c.Baseline.Runs[0].Config
+	var out []string
+	for _, s := range c.Contenders {
+		if !slices.Equal(changeOf(s), keys) {
+			continue
+		}
+		o := s.Runs[0].Config
+		var parts []string
+		for _, k := range keys {
+			if b[k] != o[k] {
+				parts = append(parts, fmt.Sprintf("%s %q → %q", k, b[k], o[k]))
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, fmt.Sprintf("CONFIGURATION CHANGE: %s → %s: %s (--side-set); the ratios measure this change.", c.Baseline.Label, s.Label, strings.Join(parts, ", ")))
+		}
+	}
+	return out
+}
+
 // Lead is what every format says before its tables: the servers, an
-// identical build, and what else differs between the sides.
+// identical build, a configuration change, and what else differs between
+// the sides.
 func (c *Comparison) Lead() []string {
-	return slices.Concat(c.Servers(), c.SameBuild(), c.Differences())
+	return slices.Concat(c.Servers(), c.SameBuild(), c.Changes(), c.Differences())
+}
+
+// changeOf is the configuration change every run of a side declares, nil
+// unless all declare the same.
+func changeOf(s Side) []string {
+	var keys []string
+	for i, r := range s.Runs {
+		if r.Routine == nil || len(r.Routine.Change) == 0 || i > 0 && !slices.Equal(r.Routine.Change, keys) {
+			return nil
+		}
+		keys = r.Routine.Change
+	}
+	return keys
 }
 
 func (c *Comparison) sides() []Side { return append([]Side{c.Baseline}, c.Contenders...) }

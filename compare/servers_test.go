@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,5 +69,59 @@ func TestServersAndSameBuild(t *testing.T) {
 	files2.Server = &record.Server{Spec: "git:repo@b", Checksum: "abd"}
 	if got := IdenticalBuilds([]string{"x", "y"}, []record.Target{files, files2}); len(got) != 0 {
 		t.Fatalf("different files called identical: %q", got)
+	}
+}
+
+// TestConfigurationChange: a routine's sides of one build that differ in
+// keys they declare (record.Routine.Change) are a comparison of
+// configurations: the lead names the keys and their values, and Admit
+// takes their runs although their workloads differ in exactly those keys,
+// and no other.
+func TestConfigurationChange(t *testing.T) {
+	order := []string{"Q1"}
+	iotdb := record.Target{DB: "IoTDB", Version: "IoTDB 2.0.10", Build: "3c26382"}
+	master := side("master", 1, 3, map[string]float64{"Q1": 5}, order)
+	pr := side("pr", 2, 3, map[string]float64{"Q1": 5}, order)
+	mark := func(s Side, batch string, change ...string) {
+		for _, r := range s.Runs {
+			r.Target = iotdb
+			r.Routine = &record.Routine{Side: s.Label, Change: change}
+			r.Config = map[string]string{"BATCH_SIZE_PER_WRITE": batch, "LOOP": "10"}
+			r.WorkloadKeys = []string{"BATCH_SIZE_PER_WRITE", "LOOP"}
+			r.Fingerprint = "fp-" + batch
+		}
+	}
+	mark(master, "100", "BATCH_SIZE_PER_WRITE")
+	mark(pr, "50", "BATCH_SIZE_PER_WRITE")
+	c := New(master, []Side{pr}, opts)
+	if same := c.SameBuild(); len(same) != 1 || !strings.Contains(same[0], "a comparison of configurations") {
+		t.Fatalf("same build %q", same)
+	}
+	want := `CONFIGURATION CHANGE: master → pr: BATCH_SIZE_PER_WRITE "100" → "50" (--side-set); the ratios measure this change.`
+	if got := c.Changes(); len(got) != 1 || got[0] != want {
+		t.Fatalf("changes %q, want %q", got, want)
+	}
+	if !slices.Contains(c.Lead(), want) {
+		t.Fatalf("lead without the change: %q", c.Lead())
+	}
+	if _, err := Admit([]Side{master, pr}, false); err != nil {
+		t.Fatalf("runs that differ in the declared key refused: %v", err)
+	}
+	// A key not declared differs too: refused, naming it.
+	pr.Runs[1].Config["LOOP"] = "20"
+	pr.Runs[1].Fingerprint = "fp-other"
+	if _, err := Admit([]Side{master, pr}, false); err == nil || !strings.Contains(err.Error(), `LOOP: "10" vs "20"`) {
+		t.Fatalf("an undeclared key admitted: %v", err)
+	}
+	// Undeclared (no routine, or another routine's keys): refused.
+	pr.Runs[1].Config["LOOP"] = "10"
+	for _, r := range pr.Runs {
+		r.Routine.Change = []string{"LOOP"}
+	}
+	if _, err := Admit([]Side{master, pr}, false); err == nil || !strings.Contains(err.Error(), "BATCH_SIZE_PER_WRITE") {
+		t.Fatalf("a change one side does not declare admitted: %v", err)
+	}
+	if got := New(master, []Side{pr}, opts).Changes(); len(got) != 0 {
+		t.Fatalf("sides that declare different keys: %q", got)
 	}
 }

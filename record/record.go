@@ -170,6 +170,11 @@ type Routine struct {
 	// Warmup marks a warm-up run (block 0), made before the first block
 	// and kept apart from the runs the routine compares.
 	Warmup bool `json:"warmup,omitempty"`
+	// Change lists the keys, sorted, whose values the sides' --side-set
+	// made differ: the routine compared configurations (of one build, or
+	// beside a change of build), and compare admits runs whose workload
+	// differs in exactly these keys.
+	Change []string `json:"change,omitempty"`
 }
 
 // Identity is the one line a report prints of the server a run measured.
@@ -443,6 +448,15 @@ func memTotal() int64 {
 // contributes none; when neither lists any, every key that is not a secret
 // is compared.
 func FingerprintDiff(a, b *Record) []string {
+	var out []string
+	for _, k := range FingerprintDiffKeys(a, b) {
+		out = append(out, fmt.Sprintf("%s: %q vs %q", k, a.Config[k], b.Config[k]))
+	}
+	return out
+}
+
+// FingerprintDiffKeys is FingerprintDiff's keys, sorted.
+func FingerprintDiffKeys(a, b *Record) []string {
 	keys := map[string]bool{}
 	for _, k := range a.WorkloadKeys {
 		keys[k] = true
@@ -460,7 +474,7 @@ func FingerprintDiff(a, b *Record) []string {
 	var out []string
 	for k, use := range keys {
 		if use && a.Config[k] != b.Config[k] {
-			out = append(out, fmt.Sprintf("%s: %q vs %q", k, a.Config[k], b.Config[k]))
+			out = append(out, k)
 		}
 	}
 	sort.Strings(out)

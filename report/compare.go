@@ -498,6 +498,9 @@ type comparisonJSON struct {
 	Differences []string `json:"differences,omitempty"`
 	// SameBuild says which contenders measured the baseline's very build.
 	SameBuild []string `json:"same_build,omitempty"`
+	// Changes name the keys a routine's --side-set changed between the
+	// sides: the configuration change the ratios measure.
+	Changes []string `json:"changes,omitempty"`
 	// Sequential says where a routine that stopped when it knew stopped,
 	// and the levels it spent.
 	Sequential string    `json:"sequential,omitempty"`
@@ -563,7 +566,7 @@ func ComparisonJSON(c *compare.Comparison) any {
 		}
 		return j
 	}
-	out := comparisonJSON{Verdict: c.Verdict, Baseline: side(c.Baseline), Alpha: c.Options.Alpha, MinEffect: c.Options.MinEffect, MinAbsMS: c.Options.MinAbsMS, Differences: c.Differences(), SameBuild: c.SameBuild(), Warnings: c.Warnings, Sequential: c.Sequential}
+	out := comparisonJSON{Verdict: c.Verdict, Baseline: side(c.Baseline), Alpha: c.Options.Alpha, MinEffect: c.Options.MinEffect, MinAbsMS: c.Options.MinAbsMS, Differences: c.Differences(), SameBuild: c.SameBuild(), Changes: c.Changes(), Warnings: c.Warnings, Sequential: c.Sequential}
 	for _, s := range c.Contenders {
 		out.Contenders = append(out.Contenders, side(s))
 	}

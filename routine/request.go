@@ -59,7 +59,8 @@ type Request struct {
 	Bench              string // the bench binary: the servers' lifecycle commands call it
 	Tool               string // the tsbench build's version, in the records and the report
 	Stdout, Log        io.Writer
-	unchecked          string // why the runs' answers are not checked, when they are not
+	unchecked          string   // why the runs' answers are not checked, when they are not
+	change             []string // the keys the sides' --side-set made differ (ConfigChange), without --aa
 	warmupTime         time.Duration
 	look               int    // the look the routine stopped at (0: not sequential)
 	stopped            string // why it stopped there
@@ -145,7 +146,8 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckBuilds(resolved, r.AA); err != nil {
+	// Sides of one build that differ in their keys compare configurations.
+	if err := CheckBuilds(resolved, r.AA || len(r.change) > 0); err != nil {
 		return nil, bad(err)
 	}
 	if r.Cold == ColdClear {
@@ -206,6 +208,7 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 	}
 	r.base, r.unchecked = a.Sets, a.Unchecked
 	commands = map[string]map[string]string{}
+	var configs []*config.Config
 	for _, s := range sides {
 		p, err := pipeline.Load(r.Config, append(slices.Clone(r.base), r.perSide[s.Name]...), r.Registry)
 		if err != nil {
@@ -246,6 +249,14 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 			port = c.Ports[0]
 		}
 		commands[s.Name] = map[string]string{"START_COMMAND": c.StartCommand, "STOP_COMMAND": c.StopCommand}
+		configs = append(configs, c)
+	}
+	if change := ConfigChange(configs); len(change) > 0 {
+		if r.AA {
+			return 0, nil, bad(fmt.Errorf("--aa declares the sides one build in one configuration, but their --side-set keys make them differ in %s: without --aa the routine compares the configurations and says so (valid: --aa with the same values on every side, or no --aa)", strings.Join(change, ", ")))
+		}
+		r.change = change
+		fmt.Fprintf(r.Log, "routine: the sides differ in %s (--side-set): a comparison of configurations, which these keys' change makes one even on one server build\n", strings.Join(change, ", "))
 	}
 	return port, commands, nil
 }
@@ -285,7 +296,7 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 	n := 0
 	start := time.Now()
 	o := Options{
-		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, KeepState: r.KeepState, KeepRunning: r.KeepRunning, ClearCold: r.Cold == ColdClear, Duet: r.Duet,
+		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, Change: r.change, KeepState: r.KeepState, KeepRunning: r.KeepRunning, ClearCold: r.Cold == ColdClear, Duet: r.Duet,
 		WarmupRuns: r.WarmupRuns, StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
 		RunOne: func(ctx context.Context, j Job) error {
 			var logPath, prefix string
@@ -312,7 +323,7 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 		},
 		AfterFirstBlock: func() error {
 			recs, _ := record.Store{Dir: results}.List()
-			return SameBuildsSeen(recs, sides, r.AA)
+			return SameBuildsSeen(recs, sides, r.AA || len(r.change) > 0)
 		},
 	}
 	if r.WarmupRuns > 0 {

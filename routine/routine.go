@@ -96,6 +96,9 @@ type Options struct {
 	Seed uint64
 	// AA declares the sides one build on purpose.
 	AA bool
+	// Change is the keys the sides' configurations differ in
+	// (ConfigChange), marked in every record (record.Routine.Change).
+	Change []string
 	// KeepState keeps a server's state folder from run to run (default:
 	// wiped before each run).
 	KeepState bool
@@ -390,7 +393,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 // and position and the server it measured.
 func (o Options) job(side Resolved, sl Slot, warmup int) Job {
 	job := Job{Side: side, Label: side.Name, Fresh: !o.KeepState, Warmup: warmup}
-	routine := &record.Routine{Side: side.Name, Block: sl.Block, Position: sl.Position, AA: o.AA, Seed: o.Seed, Warmup: warmup > 0}
+	routine := &record.Routine{Side: side.Name, Block: sl.Block, Position: sl.Position, AA: o.AA, Seed: o.Seed, Warmup: warmup > 0, Change: o.Change}
 	job.Annotate = func(r *record.Record) {
 		r.Routine = routine
 		if side.Record != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/config"
 	"github.com/tsbench/tsbench/pipeline"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/runner"
@@ -45,6 +46,35 @@ func SideSets(sets []string, sides []Side) (map[string][]string, error) {
 		perSide[name] = append(perSide[name], kv)
 	}
 	return perSide, nil
+}
+
+// ConfigChange is the keys whose values differ between the sides'
+// configurations (each loaded with the side's own --side-set keys),
+// sorted: the configuration change a routine compares. Where a server
+// listens (HOST, PORT: a side's relay or proxy) is not a change of its
+// configuration, and a secret is never named.
+func ConfigChange(configs []*config.Config) []string {
+	var out []string
+	if len(configs) < 2 {
+		return nil
+	}
+	var values []map[string]string
+	for _, c := range configs {
+		values = append(values, c.Values())
+	}
+	for _, k := range configs[0].Keys() {
+		if k.Name == "HOST" || k.Name == "PORT" || k.Secret || config.IsSecretName(k.Name) {
+			continue
+		}
+		for _, v := range values[1:] {
+			if v[k.Name] != values[0][k.Name] {
+				out = append(out, k.Name)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // EvenRuns is the number of runs a side the routine makes for the runs

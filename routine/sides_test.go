@@ -174,3 +174,40 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("unchecked line %q", got)
 	}
 }
+
+// TestConfigChange: the keys the sides' own sets give other values, by
+// their names as loaded, with the keys that follow them; not a key set to the value the
+// others have anyway, not where a server listens, never a secret.
+func TestConfigChange(t *testing.T) {
+	reg := adapters.Registry{sqlite.Driver(), null.Driver()}
+	file := filepath.Join(t.TempDir(), "c.properties")
+	if err := os.WriteFile(file, []byte("LOOP=10\nBATCH_SIZE_PER_WRITE=100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		sides [][]string
+		want  string
+	}{
+		{"no side sets", [][]string{nil, nil}, ""},
+		{"one key", [][]string{nil, {"BATCH_SIZE_PER_WRITE=50"}}, "BATCH_SIZE_PER_WRITE"},
+		{"the value the config has", [][]string{nil, {"BATCH_SIZE_PER_WRITE=100"}}, ""},
+		// QUERY_LOOP follows LOOP where not given: its value changes too.
+		{"two keys, two sides each", [][]string{{"LOOP=20"}, {"LOOP=30", "USERNAME=reader"}}, "LOOP QUERY_LOOP USERNAME"},
+		{"one contender of two", [][]string{nil, nil, {"LOOP=20", "QUERY_LOOP=10"}}, "LOOP"},
+		{"where the servers listen", [][]string{{"PORT=6668"}, {"PORT=6669", "HOST=localhost"}}, ""},
+		{"a secret", [][]string{nil, {"PASSWORD=other"}}, ""},
+	} {
+		var configs []*config.Config
+		for _, sets := range c.sides {
+			p, err := pipeline.Load(file, sets, reg)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			configs = append(configs, p.Loaded.Config)
+		}
+		if got := strings.Join(ConfigChange(configs), " "); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

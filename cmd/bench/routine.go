@@ -50,6 +50,14 @@ where it ran (side, block, position). Two sides whose distributions hold
 identical files are refused (exit 2) unless --aa declares an A/A; so are
 two sides whose servers report one build after the first block.
 
+Sides of one build whose --side-set keys give them different values (an
+ingest pipeline on one side, another shard count) are a comparison of
+configurations, not an A/A: no --aa is needed (--aa is then refused), every
+record names the keys, the report says CONFIGURATION CHANGE with each key's
+values, and compare takes runs whose workloads differ in exactly those
+keys. Where a server listens (HOST, PORT) is no change of configuration,
+and secrets are never named.
+
 The verdict: compare's gate (--fail-above, default 10) on the runs of each
 contender against the baseline, as bench compare gives it: every gated row
 is worse (shown beyond the limit), within (its interval's worse end inside

@@ -283,7 +283,8 @@ func TestRoutineExternal(t *testing.T) {
 // TestRoutineSameServerAfterFirstBlock: two external sides that are one
 // server (here the test suite's Elasticsearch, whose build_hash both runs
 // record) are refused once the first block has run, exit 2, naming the
-// build; with --aa the same routine goes on.
+// build; with --aa the same routine goes on, and so does one whose sides
+// differ by a key (a comparison of configurations).
 func TestRoutineSameServerAfterFirstBlock(t *testing.T) {
 	es := os.Getenv("TSBENCH_ES")
 	if es == "" {
@@ -306,6 +307,14 @@ func TestRoutineSameServerAfterFirstBlock(t *testing.T) {
 	out = t.TempDir()
 	if r := bench(t, append(args, "--out", out, "--aa")...); !aaStated(r) || !strings.Contains(r.stdout, "SAME SERVER BUILD: a and b both measured Elasticsearch ") {
 		t.Fatalf("declared A/A: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// One build in two configurations: no --aa, and no refusal; the
+	// report says what it compares.
+	out = t.TempDir()
+	r = bench(t, append(args, "--out", out, "--side-set", "b:ES_REFRESH_INTERVAL=2s")...)
+	if r.code != 0 && r.code != 1 && r.code != 4 || !strings.Contains(r.stdout, "SAME SERVER BUILD: a and b both measured Elasticsearch ") ||
+		!strings.Contains(r.stdout, "a comparison of configurations") || !strings.Contains(r.stdout, `CONFIGURATION CHANGE: a → b: ES_REFRESH_INTERVAL "1s" → "2s" (--side-set)`) {
+		t.Fatalf("config sides: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
 
@@ -332,7 +341,7 @@ func TestDropCachesSaid(t *testing.T) {
 var delayTarget = []string{"routine", "-c", "config.properties", "--set", "DB_SWITCH=Null", "--set", "DEVICE_NUMBER=2", "--set", "GROUP_NUMBER=1",
 	"--set", "DATA_CLIENT_NUMBER=2", "--set", "LOOP=60", "--set", "OPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0:0:0", "--set", "INIT_WAIT_TIME=0",
 	"--set", "VERIFY=false", "--set", "NULL_DELAY_MS=5", "--set", "NULL_JITTER_MS=2", "--set", "NULL_SLOW_OPERATION=PRECISE_POINT",
-	"--baseline", "a=embedded", "--contender", "b=embedded", "--aa", "--runs", "4"}
+	"--baseline", "a=embedded", "--contender", "b=embedded", "--runs", "4"}
 
 // TestRoutineStopsWhenItKnows: with --budget the routine looks after its
 // first 4 runs a side and after every pair of blocks, and stops at the look
@@ -400,6 +409,39 @@ func TestRoutineStopsWhenItKnows(t *testing.T) {
 	r := bench(t, append(slices.Clone(delayTarget), "--budget", "-1m", "--out", t.TempDir())...)
 	if r.code != 2 || !strings.Contains(r.stderr, "--budget -1m0s --looks 0: a duration and a number of looks, 0 or more") {
 		t.Errorf("a negative budget: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestRoutineConfigSides: sides that differ only by their --side-set keys
+// are a comparison of configurations without --aa: the log, the summary,
+// report.md and report.json name the keys and their values, every record
+// carries them, and compare takes the runs although their workloads differ
+// in those keys. With --aa the report calls it an A/A, as declared.
+func TestRoutineConfigSides(t *testing.T) {
+	out := t.TempDir()
+	r := bench(t, append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--side-set", "b:BATCH_SIZE_PER_WRITE=50", "--runs", "4", "--out", out)...)
+	const change = `CONFIGURATION CHANGE: a → b: BATCH_SIZE_PER_WRITE "100" → "50" (--side-set); the ratios measure this change.`
+	if r.code != 0 && r.code != 1 && r.code != 4 || !strings.Contains(r.stdout, change) || !strings.Contains(r.stderr, "routine: the sides differ in BATCH_SIZE_PER_WRITE (--side-set): a comparison of configurations") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	js, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if !strings.Contains(string(md), change) || !strings.Contains(string(js), `"changes": [`) {
+		t.Errorf("report.md or report.json without the change:\n%s", md)
+	}
+	for _, rec := range records(t, filepath.Join(out, "results")) {
+		if rec.Routine == nil || !slices.Equal(rec.Routine.Change, []string{"BATCH_SIZE_PER_WRITE"}) || rec.Routine.AA {
+			t.Fatalf("record %s: %+v", rec.ID, rec.Routine)
+		}
+	}
+	again := bench(t, "compare", "a", "b", "--results", filepath.Join(out, "results"))
+	if again.code != 0 && again.code != 1 && again.code != 4 || !strings.Contains(again.stdout, change) {
+		t.Fatalf("compare of the routine's runs: exit %d\n%s\n%s", again.code, again.stdout, again.stderr)
+	}
+	out = t.TempDir()
+	aa := bench(t, append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--side-set", "b:BATCH_SIZE_PER_WRITE=50", "--aa", "--runs", "4", "--out", out)...)
+	if aa.code != 2 || !strings.Contains(aa.stderr, "BATCH_SIZE_PER_WRITE") || strings.Contains(aa.stdout, "CONFIGURATION CHANGE") {
+		t.Fatalf("--aa with a change: exit %d\n%s\n%s", aa.code, aa.stdout, aa.stderr)
 	}
 }
 

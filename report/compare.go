@@ -344,6 +344,12 @@ func PRTables(c *compare.Comparison) []Table {
 	var lines []line
 	if seenOp[config.Ingestion] {
 		lines = append(lines, line{"throughput (point/s)", "throughput", config.Ingestion})
+		// A document database's ingest in Rally's units too.
+		for _, m := range []struct{ label, metric string }{{"throughput (docs/s)", "document throughput"}, {"throughput (MB/s)", "data throughput"}} {
+			if _, ok := findRowAnyPhase(m.metric, config.Ingestion, c.Rows); ok {
+				lines = append(lines, line{m.label, m.metric, config.Ingestion})
+			}
+		}
 	}
 	for _, op := range ops {
 		lines = append(lines, line{op, "mean latency", op})
@@ -356,7 +362,7 @@ func PRTables(c *compare.Comparison) []Table {
 				continue
 			}
 			ln := line{fmt.Sprintf("%s %s (%s)", j.Operation, j.Metric, j.Unit), j.Metric, j.Operation}
-			if j.Metric == "mean latency" || j.Metric == "throughput" && j.Operation == config.Ingestion || slices.Contains(lines, ln) {
+			if j.Metric == "mean latency" || j.Metric == "throughput" && j.Operation == config.Ingestion || slices.ContainsFunc(lines, func(l line) bool { return l.metric == ln.metric && l.op == ln.op }) {
 				continue
 			}
 			lines = append(lines, ln)

@@ -40,6 +40,8 @@ type Report struct {
 	ClearCold bool
 	// Duet says each block's runs were made at once.
 	Duet bool
+	// Resumed is the runs an earlier invocation made (--resume).
+	Resumed int
 }
 
 // Write writes the report into Out: report.md (the PR layout), report.html
@@ -79,6 +81,9 @@ func (r Report) Write() ([]byte, error) {
 	fmt.Fprintf(&sum, "Routine: %s vs %s, %d runs a side in balanced blocks (%s)\n", r.Labels[0], strings.Join(r.Labels[1:], ", "), r.Runs, design)
 	if cmp.Sequential != "" {
 		fmt.Fprintln(&sum, cmp.Sequential)
+	}
+	if r.Resumed > 0 {
+		fmt.Fprintf(&sum, "Resumed (--resume): runs 1 to %d were made by an earlier invocation, in the same order; the wall time below is this invocation's\n", r.Resumed)
 	}
 	if r.Duet {
 		fmt.Fprintln(&sum, DuetWords)

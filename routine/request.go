@@ -51,16 +51,23 @@ type Request struct {
 	Duet bool
 	// WarmupRuns is the runs a side made before the first block and not
 	// compared (Options.WarmupRuns); -1: 1 with KeepRunning, else 0.
-	WarmupRuns         int
-	DryRun             bool
+	WarmupRuns int
+	DryRun     bool
+	// Resume continues the routine in Out from its last complete run
+	// (State, Done), refused where its inputs changed.
+	Resume             bool
 	Build              Build  // how a git side is built
 	Properties         string // extra IoTDB server settings
 	Registry           adapters.Registry
 	Bench              string // the bench binary: the servers' lifecycle commands call it
 	Tool               string // the tsbench build's version, in the records and the report
 	Stdout, Log        io.Writer
-	unchecked          string   // why the runs' answers are not checked, when they are not
-	change             []string // the keys the sides' --side-set made differ (ConfigChange), without --aa
+	unchecked          string          // why the runs' answers are not checked, when they are not
+	change             []string        // the keys the sides' --side-set made differ (ConfigChange), without --aa
+	noRounds           map[string]bool // the sides whose runs make no query rounds (Resolved.NoRounds)
+	secret             map[string]bool // the configuration's secret keys, never saved
+	resumed            *State          // the state of the routine resumed
+	from               int             // the runs made before this invocation (Resume)
 	warmupTime         time.Duration
 	look               int    // the look the routine stopped at (0: not sequential)
 	stopped            string // why it stopped there
@@ -129,13 +136,26 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	if !r.SeedGiven {
 		r.Seed = uint64(time.Now().UnixNano())
 	}
+	if r.Out == "" && r.Resume {
+		return nil, bad(errors.New("--resume: give the --out of the routine to resume"))
+	}
 	if r.Out == "" {
 		r.Out = "routine-" + time.Now().UTC().Format("20060102T150405Z")
 	}
 	if r.Out, err = filepath.Abs(r.Out); err != nil {
 		return nil, bad(err)
 	}
-	if err := CheckOut(r.Out); err != nil {
+	if r.Resume {
+		if r.DryRun {
+			return nil, bad(errors.New("--resume continues a routine's runs, and --dry-run runs none: give one of them"))
+		}
+		if r.resumed, err = ReadState(r.Out); err != nil {
+			return nil, bad(err)
+		}
+		if !r.SeedGiven {
+			r.Seed = r.resumed.Seed
+		}
+	} else if err := CheckOut(r.Out); err != nil {
 		return nil, bad(err)
 	}
 	port, commands, err := r.check(sides)
@@ -177,9 +197,26 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 		}
 		return nil, nil
 	}
+	state, err := r.state(resolved)
+	if err != nil {
+		return nil, bad(err)
+	}
+	if r.resumed != nil {
+		if changed := r.resumed.Changed(state); len(changed) > 0 {
+			return nil, bad(fmt.Errorf("--resume: the routine in %s cannot go on as it began: %s (a resumed routine must make the same runs)", r.Out, strings.Join(changed, "; ")))
+		}
+		if err := r.resumeFrom(resolved); err != nil {
+			return nil, err
+		}
+	}
 	// Only now, with every side ready: a refusal leaves nothing behind.
 	if err := os.MkdirAll(filepath.Join(r.Out, "runs"), 0o755); err != nil {
 		return nil, bad(fmt.Errorf("--out: %w", err))
+	}
+	if r.resumed == nil {
+		if err := state.Write(r.Out); err != nil {
+			return nil, fmt.Errorf("write %s: %w", StateFile(r.Out), err)
+		}
 	}
 	tm, err := r.run(ctx, sides, resolved, port)
 	if err != nil {
@@ -194,7 +231,7 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 // of a server side and each side's lifecycle commands.
 func (r *Request) check(sides []Side) (port int, commands map[string]map[string]string, err error) {
 	base := append(slices.Clone(r.Sets), "RESULTS_DIR="+Results(r.Out))
-	p, err := pipeline.Load(r.Config, base, r.Registry)
+	p, _, err := r.load(base, true)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -209,10 +246,19 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 	r.base, r.unchecked = a.Sets, a.Unchecked
 	commands = map[string]map[string]string{}
 	var configs []*config.Config
+	r.noRounds, r.secret = map[string]bool{}, map[string]bool{}
 	for _, s := range sides {
-		p, err := pipeline.Load(r.Config, append(slices.Clone(r.base), r.perSide[s.Name]...), r.Registry)
+		p, own, err := r.load(append(slices.Clone(r.base), r.perSide[s.Name]...), s.Form != Embedded)
 		if err != nil {
 			return 0, nil, err
+		}
+		if own != nil {
+			r.noRounds[s.Name] = true
+		}
+		for _, k := range p.Loaded.Config.Keys() {
+			if k.Secret || config.IsSecretName(k.Name) {
+				r.secret[k.Name] = true
+			}
 		}
 		if err := p.ForRoutine(); err != nil {
 			return 0, nil, err
@@ -249,7 +295,13 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 			port = c.Ports[0]
 		}
 		commands[s.Name] = map[string]string{"START_COMMAND": c.StartCommand, "STOP_COMMAND": c.StopCommand}
+		if own != nil {
+			commands[s.Name] = own
+		}
 		configs = append(configs, c)
+	}
+	if len(r.noRounds) > 0 {
+		fmt.Fprintf(r.Log, "routine: %s\n", NoRoundsWords)
 	}
 	if change := ConfigChange(configs); len(change) > 0 {
 		if r.AA {
@@ -259,6 +311,20 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 		fmt.Fprintf(r.Log, "routine: the sides differ in %s (--side-set): a comparison of configurations, which these keys' change makes one even on one server build\n", strings.Join(change, ", "))
 	}
 	return port, commands, nil
+}
+
+// load loads the configuration with sets as a side's runs will have it.
+// A run without query rounds (a track's ingest, QUERY_ROUNDS=0) has no
+// lifecycle to restart its server in: where the routine starts and stops
+// the server (serves), the configuration's STOP_COMMAND and START_COMMAND
+// are returned as the routine's (own) and the run gets them empty.
+func (r *Request) load(sets []string, serves bool) (p *pipeline.Prepared, own map[string]string, err error) {
+	if l, err := config.Load(config.Source{Path: r.Config, Sets: sets, Catalog: r.Registry}); err == nil && !l.Config.Rounds() && serves {
+		own = map[string]string{"START_COMMAND": l.Config.StartCommand, "STOP_COMMAND": l.Config.StopCommand}
+		sets = append(slices.Clone(sets), noRestart()...)
+	}
+	p, err = pipeline.Load(r.Config, sets, r.Registry)
+	return p, own, err
 }
 
 // resolve makes every side's server ready and says which server each is.
@@ -274,7 +340,7 @@ func (r *Request) resolve(ctx context.Context, sides []Side, commands map[string
 			}
 			return nil, bad(err)
 		}
-		rs.Commands = commands[s.Name]
+		rs.Commands, rs.NoRounds = commands[s.Name], r.noRounds[s.Name]
 		resolved = append(resolved, rs)
 		r.labels = append(r.labels, s.Name)
 		id := "no server (embedded)"
@@ -293,11 +359,11 @@ func (r *Request) resolve(ctx context.Context, sides []Side, commands map[string
 // run makes every run of the routine, each with its log in runs/.
 func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, port int) (Timing, error) {
 	results := Results(r.Out)
-	n := 0
+	n := r.from
 	start := time.Now()
 	o := Options{
 		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, Change: r.change, KeepState: r.KeepState, KeepRunning: r.KeepRunning, ClearCold: r.Cold == ColdClear, Duet: r.Duet,
-		WarmupRuns: r.WarmupRuns, StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
+		From: r.from, WarmupRuns: r.WarmupRuns, StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
 		RunOne: func(ctx context.Context, j Job) error {
 			var logPath, prefix string
 			if j.Warmup > 0 {
@@ -349,6 +415,93 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 		return tm, fmt.Errorf("the routine stopped: %w", err)
 	}
 	return tm, nil
+}
+
+// state is what the routine writes before its first run and what
+// --resume compares with it.
+func (r *Request) state(resolved []Resolved) (*State, error) {
+	sum, err := fileSHA256(r.Config)
+	if err != nil {
+		return nil, fmt.Errorf("-c %s: %w", r.Config, err)
+	}
+	secret := func(k string) bool { return r.secret[k] || config.IsSecretName(k) }
+	in := []string{"--baseline=" + r.Baseline}
+	for _, c := range r.Contenders {
+		in = append(in, "--contender="+c)
+	}
+	for _, s := range maskSets(r.Sets, secret) {
+		in = append(in, "--set="+s)
+	}
+	for _, s := range maskSets(r.SideSets, secret) {
+		in = append(in, "--side-set="+s)
+	}
+	in = append(in, fmt.Sprintf("--runs=%d", r.Runs), fmt.Sprintf("--looks=%d", r.Looks), "--budget="+r.Budget.String(), "--cold="+r.Cold,
+		fmt.Sprintf("--duet=%t", r.Duet), fmt.Sprintf("--keep-running=%t", r.KeepRunning), fmt.Sprintf("--warmup-runs=%d", r.WarmupRuns),
+		fmt.Sprintf("--keep-state=%t", r.KeepState), fmt.Sprintf("--aa=%t", r.AA), "--iotdb-properties="+r.Properties,
+		"--build="+r.Build.Command, "--dist-glob="+r.Build.Glob)
+	st := &State{Tool: r.Tool, Config: r.Config, ConfigSHA256: sum, Inputs: in, Seed: r.Seed}
+	for _, rs := range resolved {
+		id := rs.Spec
+		if rs.Record != nil {
+			id = record.Target{DB: string(rs.Kind), Server: rs.Record}.Identity()
+		}
+		st.Sides = append(st.Sides, rs.Name+": "+strings.TrimSpace(id))
+	}
+	return st, nil
+}
+
+// resumeFrom finds the runs the resumed routine made (Done) and moves the
+// records and logs of any later run (the one interrupted, half a duet's
+// block) into OUT/interrupted, where no comparison looks, so that the
+// routine goes on from its last complete run.
+func (r *Request) resumeFrom(resolved []Resolved) error {
+	recs, damaged := record.Store{Dir: Results(r.Out)}.List()
+	if len(damaged) > 0 {
+		return bad(fmt.Errorf("--resume: %s holds files that are not run records: %v", Results(r.Out), errors.Join(damaged...)))
+	}
+	names := make([]string, len(resolved))
+	for i, rs := range resolved {
+		names[i] = rs.Name
+	}
+	group := 1
+	if r.Duet {
+		group = len(resolved)
+	}
+	slots := Order(len(resolved), r.mostRuns(), r.Seed)
+	done, left := Done(slots, names, recs, group)
+	if done == len(slots) {
+		return bad(fmt.Errorf("--resume: every run of the routine in %s is made; bench compare compares them", r.Out))
+	}
+	moved := filepath.Join(r.Out, "interrupted")
+	for _, rec := range left {
+		if err := os.MkdirAll(moved, 0o755); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(Results(r.Out), rec.ID+".json"), filepath.Join(moved, rec.ID+".json")); err != nil {
+			return fmt.Errorf("--resume: set aside run %s: %w", rec.ID, err)
+		}
+	}
+	logs, _ := filepath.Glob(filepath.Join(r.Out, "runs", "[0-9]*-*.log"))
+	for _, l := range logs {
+		var n int
+		if _, err := fmt.Sscanf(filepath.Base(l), "%d-", &n); err == nil && n > done {
+			if err := os.MkdirAll(moved, 0o755); err != nil {
+				return err
+			}
+			if err := os.Rename(l, filepath.Join(moved, filepath.Base(l))); err != nil {
+				return fmt.Errorf("--resume: set aside %s: %w", l, err)
+			}
+		}
+	}
+	// The looks made before were spent: the next look is the one after.
+	if r.Looks > 1 {
+		for b := r.Runs; b <= done/len(resolved) && b < r.mostRuns(); b += 2 {
+			r.look++
+		}
+	}
+	r.from = done
+	fmt.Fprintf(r.Log, "routine: resuming %s with --order-seed %d: runs 1 to %d of %d were made and complete; %d run(s) after them set aside in %s\n", r.Out, r.Seed, done, len(slots), len(left), moved)
+	return nil
 }
 
 // mostRuns is the most runs a side the routine makes: Runs, and two more
@@ -420,7 +573,7 @@ func (r *Request) report(tm Timing) (*compare.Verdict, error) {
 	}
 	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
 	sum, err := Report{Out: r.Out, Labels: r.labels, Runs: len(cmp.Baseline.Runs), Paired: r.Compare.Paired, Tool: r.Tool, Comparison: cmp, Warnings: warnings,
-		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear, Duet: r.Duet}.Write()
+		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear, Duet: r.Duet, Resumed: r.from}.Write()
 	if err != nil {
 		return nil, err
 	}

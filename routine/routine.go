@@ -128,6 +128,9 @@ type Options struct {
 	// falls on all sides alike. Its sides' servers run all along
 	// (KeepRunning) and restart nothing (ClearCold).
 	Duet bool
+	// From is the runs of the order made before (a resumed routine): the
+	// routine begins with the next, after its warm-up runs.
+	From int
 	// StateDir holds the servers' state folders, one a side.
 	StateDir string
 	// Port is the port of an Elasticsearch/OpenSearch server (PORT).
@@ -227,7 +230,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		}
 	}
 	measuredFrom := time.Now()
-	all := slices.Concat(warm, slots)
+	all := slices.Concat(warm, slots[o.From:])
 	size := 1 // the runs made at once: a duet's block, else one
 	if o.Duet {
 		size = len(o.Sides)
@@ -245,7 +248,10 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		for k := g; k < g+size && k < len(all); k++ {
 			sl := all[k]
 			side := o.Sides[sl.Side]
-			r := &run{sl: sl, i: k - len(warm)}
+			r := &run{sl: sl, i: k - len(warm) + o.From}
+			if k < len(warm) {
+				r.i = k - len(warm)
+			}
 			r.which = fmt.Sprintf("run %d of %d", r.i+1, len(slots))
 			if r.i < 0 {
 				r.warmup = k/len(o.Sides) + 1
@@ -254,12 +260,12 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 					fmt.Fprintf(o.Log, "routine: warm-up run %d of %s, not compared\n", r.warmup, map[bool]string{true: "side " + side.Name, false: "every side at once (--duet)"}[size == 1])
 				}
 			} else {
-				if r.i == 0 {
+				if r.i == o.From {
 					measuredFrom = time.Now()
 				}
 				left := ""
-				if r.i > 0 {
-					per := time.Since(measuredFrom) / time.Duration(r.i)
+				if r.i > o.From {
+					per := time.Since(measuredFrom) / time.Duration(r.i-o.From)
 					left = fmt.Sprintf(", about %s left", (per * time.Duration(len(slots)-r.i)).Round(time.Second))
 				}
 				most := ""
@@ -289,7 +295,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 					return tm, err
 				}
 				r.job.Sets = []string{"STOP_COMMAND=" + provision.SpecCommandLine(r.srv.Bench, "stop", current), "START_COMMAND=" + provision.SpecCommandLine(r.srv.Bench, "start", current)}
-				if o.ClearCold {
+				if o.ClearCold || side.NoRounds {
 					r.job.Sets = noRestart()
 				}
 				if r.up != nil {
@@ -306,7 +312,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 				// In the environment, not in the commands: the commands are
 				// keys of the workload, the same on every side.
 				r.job.Env = []string{"TSBENCH_SIDE=" + side.Name}
-				if o.ClearCold {
+				if o.ClearCold || side.NoRounds {
 					r.job.Sets = noRestart()
 				}
 				t0 := time.Now()

@@ -132,6 +132,7 @@ func TestAnswersByDefault(t *testing.T) {
 		{name: "the config chose it", sets: []string{"QUERY_ROUNDS=1", "CHECK_ANSWERS=true"}, on: true, chosen: true},
 		{name: "the config chose against", sets: []string{"QUERY_ROUNDS=1", "CHECK_ANSWERS=false"}, unchecked: "CHECK_ANSWERS=false in the configuration", chosen: true},
 		{name: "no model: the mixed phase", sets: []string{"QUERY_ROUNDS=0"}, unchecked: "CHECK_ANSWERS needs query rounds"},
+		{name: "nothing to check: ingest only", sets: []string{"QUERY_ROUNDS=0", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0"}, unchecked: "CHECK_ANSWERS has no query to check: the run only writes"},
 		{name: "no answers: Null", sets: []string{"QUERY_ROUNDS=1", "DB_SWITCH=Null"}, unchecked: "CHECK_ANSWERS Null returns no answers"},
 		{name: "query-only: the routine wipes", sets: []string{"QUERY_ROUNDS=1", "OPERATION_PROPORTION=0:1:0:0:0:0:0:0:0:0:0"}, unchecked: "CHECK_ANSWERS of a run that writes nothing"},
 	} {

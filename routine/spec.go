@@ -43,6 +43,9 @@ const (
 	DuetWords = "Duet (--duet): each block's runs made at the same time, one a side, every measured phase and the cold round's lifecycle begun by both sides together; the servers kept running, restarted by none"
 	// ClearColdWords says in the log and the summary what --cold clear
 	// measured.
+	// NoRoundsWords says once that runs without query rounds have no
+	// lifecycle of their own.
+	NoRoundsWords  = "the runs make no query rounds (QUERY_ROUNDS=0, or a track's ingest): the lifecycle steps before the rounds (flush, restart, cache drops and clears) do not apply; each run's server is still wiped and started before it and stopped after it, unless --keep-running"
 	ClearColdWords = "Cold rounds without a restart (--cold clear): each run's server flushed, the OS caches dropped and the server's own caches cleared before its first query round; its process stayed up, so the round's data is cold but its code and connections are warm"
 )
 
@@ -115,6 +118,11 @@ type Resolved struct {
 	Record *record.Server
 	// Commands are an external side's START_COMMAND and STOP_COMMAND.
 	Commands map[string]string
+	// NoRounds says the side's runs make no query rounds (a track's
+	// ingest, QUERY_ROUNDS=0): no lifecycle step of theirs applies, so they
+	// get no STOP_COMMAND or START_COMMAND; the routine still starts and
+	// stops the side's server around each run.
+	NoRounds bool
 }
 
 // Build says how git sides are built and where their distribution is.

@@ -39,6 +39,8 @@ func AnswersApply(p *Plan, drv *adapters.Driver, routine bool) *config.Error {
 		return &config.Error{Key: "CHECK_ANSWERS_RATIO", Value: fmt.Sprint(c.CheckAnswersRatio), Msg: "checks no query while CHECK_ANSWERS=true", Valid: "0 < ratio ≤ 1, or CHECK_ANSWERS=false"}
 	case drv != nil && !drv.Can.Answer:
 		return refuse(fmt.Sprintf("%s returns no answers to check (it stores nothing)", drv.Name), "false")
+	case !c.Rounds() && !c.HasQueries() && c.QuerySuite == "":
+		return refuse("has no query to check: the run only writes (no query rounds, no query weights)", "false, or query rounds after the ingest")
 	case !c.Rounds() && p.Counts[Write] > 0:
 		return refuse("needs query rounds after the ingest (QUERY_ROUNDS ≥ 1): in the mixed phase (QUERY_ROUNDS=0) queries run while the data is being written, so their answers depend on what happened to be stored", "false, or QUERY_ROUNDS ≥ 1")
 	case p.Counts[Write] == 0 && routine:

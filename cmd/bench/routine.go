@@ -101,6 +101,11 @@ blocks again, until every gated row is decided, the last of --looks looks
 looks combined by Bonferroni's inequality), so the gate's error rates hold
 wherever the routine stops; the report says where it stopped and why.
 
+--resume continues an interrupted routine (the same command line and
+--out) from its last complete run, in the same order; OUT/routine.json, written
+before the first run, is what it must find unchanged (the configuration's
+checksum, the inputs, each side's server, the tsbench build).
+
 Exit status: 0 passed: every gated row proven within --fail-above (or
 better); 1 a regression beyond --fail-above; 2 bad usage or input, or two
 sides of one build; 3 a side's server could not be made, or a run failed
@@ -127,6 +132,7 @@ are neither proven within nor shown worse, untested or not measured.`,
 	fl.Float64Var(&r.Compare.Confidence, "confidence", compare.DefaultConfidence, "two-sided level of the intervals; a gated row is proven within --fail-above when its interval's worse end is inside it")
 	fl.Float64Var(&r.Compare.MinEffect, "min-effect", 5, "percent: significant changes smaller than this are reported as ~")
 	fl.BoolVar(&r.Compare.Paired, "paired", false, "test each contender run against the baseline run of its block (compare --paired) instead of Welch's unpaired test")
+	fl.BoolVar(&r.Resume, "resume", false, "continue the interrupted routine in --out from its last complete run, in the same order (the same command line: refused if the config, the sides, their inputs or the tsbench build changed)")
 	fl.BoolVar(&r.DryRun, "dry-run", false, "make the sides' servers ready (builds included) and print the order of the runs, run nothing")
 	fl.BoolVar(&r.AA, "aa", false, "the sides are one build on purpose (an A/A comparison): do not refuse them")
 	fl.BoolVar(&r.KeepRunning, "keep-running", false, "start every side's server once, on ports of its own, and keep them running through the routine: a run cleans its side's data (IS_DELETE_DATA) instead of waiting for a restart of its server")

@@ -14,6 +14,8 @@ import (
 
 	"github.com/tsbench/tsbench/internal/gittest"
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/routine"
+	"github.com/tsbench/tsbench/runner"
 )
 
 // small is the shipped config made quick: the routine's runs are many.
@@ -240,14 +242,7 @@ func TestRoutineExternal(t *testing.T) {
 			if !aaStated(r) {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
-			b, err := os.ReadFile(calls)
-			if err != nil {
-				t.Fatal(err)
-			}
-			count := map[string]int{}
-			for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-				count[line]++
-			}
+			count := countLines(t, calls)
 			for _, want := range []string{"start a", "stop a", "start b", "stop b"} {
 				if count[want] != tc.perCmd {
 					t.Errorf("%q %d times, want %d (4 runs): %v", want, count[want], tc.perCmd, count)
@@ -280,20 +275,102 @@ func TestRoutineExternal(t *testing.T) {
 	}
 }
 
+// TestRoutineResume: a routine whose third run fails (its server's start
+// in the cold round, here an external side's command that fails once)
+// stops with exit 3; --resume with the same command line goes on from the
+// last complete run in the same order, the failed run's record and log set
+// aside, and the report says it resumed. A changed input or configuration
+// is refused, and so is a folder with no routine or a finished one.
+func TestRoutineResume(t *testing.T) {
+	dir := t.TempDir()
+	count, ok := filepath.Join(dir, "count"), filepath.Join(dir, "ok")
+	start := filepath.Join(dir, "start.sh")
+	// The routine's start and the cold round's a run: the 6th call is run
+	// 3's cold round.
+	script := fmt.Sprintf("n=$(cat %s 2>/dev/null || echo 0); echo $((n+1)) > %s\n[ \"$n\" -ne 5 ] || [ -e %s ]\n", count, count, ok)
+	if err := os.WriteFile(start, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "c.properties")
+	shipped, err := os.ReadFile(filepath.Join("..", "..", "config.properties"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, shipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	args := []string{"routine", "-c", cfg, "--set", "LOOP=23", "--set", "INIT_WAIT_TIME=0", "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=2",
+		"--set", "START_COMMAND=sh " + start, "--set", "PASSWORD=s3cret-resume", "--baseline", "a=external", "--contender", "b=external", "--runs", "4", "--out", out}
+	if r := bench(t, append(args, "--resume")...); r.code != 2 || !strings.Contains(r.stderr, "holds no routine to resume") {
+		t.Fatalf("--resume of nothing: exit %d\n%s", r.code, r.stderr)
+	}
+	first := bench(t, args...)
+	if first.code != 3 || !strings.Contains(first.stderr, "run 3 of 8 (block 2): the run stopped early: start failed") {
+		t.Fatalf("exit %d\n%s", first.code, first.stderr)
+	}
+	if st, err := os.ReadFile(filepath.Join(out, "routine.json")); err != nil || strings.Contains(string(st), "s3cret") || !strings.Contains(string(st), "--set=PASSWORD=******") {
+		t.Fatalf("routine.json (%v) holds the password or not its key:\n%s", err, st)
+	}
+	seed := regexp.MustCompile(`--order-seed (\d+)`).FindStringSubmatch(first.stderr)
+	recs := records(t, filepath.Join(out, "results"))
+	if len(recs) != 3 || seed == nil {
+		t.Fatalf("%d records before the resume, want 2 complete and the failed one; seed %v", len(recs), seed)
+	}
+	failed := ""
+	for _, rec := range recs {
+		if rec.Status != record.StatusComplete {
+			failed = rec.ID
+		}
+	}
+	if err := os.WriteFile(ok, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := bench(t, append(args, "--resume", "--set", "LOOP=24")...); r.code != 2 || !strings.Contains(r.stderr, "--resume: the routine in "+out+" cannot go on as it began: --set=LOOP=24 is new") {
+		t.Fatalf("a changed input: exit %d\n%s", r.code, r.stderr)
+	}
+	if err := os.WriteFile(cfg, append(shipped, "\n# changed\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := bench(t, append(args, "--resume")...); r.code != 2 || !strings.Contains(r.stderr, "the configuration "+cfg+" changed") {
+		t.Fatalf("a changed configuration: exit %d\n%s", r.code, r.stderr)
+	}
+	if err := os.WriteFile(cfg, shipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := bench(t, append(args, "--resume")...)
+	if !aaStated(r) && r.code != 1 || !strings.Contains(r.stdout, "Resumed (--resume): runs 1 to 2 were made by an earlier invocation") ||
+		!strings.Contains(r.stderr, "routine: resuming "+out+" with --order-seed "+seed[1]+": runs 1 to 2 of 8 were made and complete; 1 run(s) after them set aside") ||
+		!strings.Contains(r.stderr, "routine: run 3 of 8: side a (block 2, position 1)") || strings.Contains(r.stderr, "run 2 of 8:") {
+		t.Fatalf("--resume: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	slots := map[string]bool{}
+	for _, rec := range records(t, filepath.Join(out, "results")) {
+		if rec.Status != record.StatusComplete || rec.ID == failed {
+			t.Errorf("record %s (%s) among the compared", rec.ID, rec.Status)
+		}
+		slots[fmt.Sprintf("%s %d %d", rec.Routine.Side, rec.Routine.Block, rec.Routine.Position)] = true
+	}
+	if len(slots) != 8 {
+		t.Errorf("the runs fill %d slots of the order, want 8: %v", len(slots), slots)
+	}
+	for _, f := range []string{"interrupted/" + failed + ".json", "interrupted/03-a.log", "runs/03-a.log", "runs/08-*.log"} {
+		if m, _ := filepath.Glob(filepath.Join(out, f)); len(m) != 1 {
+			t.Errorf("%s: %v", f, m)
+		}
+	}
+	if r := bench(t, append(args, "--resume")...); r.code != 2 || !strings.Contains(r.stderr, "finished") {
+		t.Fatalf("--resume of a finished routine: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
 // TestRoutineSameServerAfterFirstBlock: two external sides that are one
 // server (here the test suite's Elasticsearch, whose build_hash both runs
 // record) are refused once the first block has run, exit 2, naming the
 // build; with --aa the same routine goes on, and so does one whose sides
 // differ by a key (a comparison of configurations).
 func TestRoutineSameServerAfterFirstBlock(t *testing.T) {
-	es := os.Getenv("TSBENCH_ES")
-	if es == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs this test against Elasticsearch: TSBENCH_ES is needed")
-		}
-		t.Skip("needs Elasticsearch: scripts/elasticsearch start, then TSBENCH_ES=127.0.0.1:9200")
-	}
-	host, port, _ := strings.Cut(es, ":")
+	host, port := testES(t)
 	args := []string{"routine", "-c", "examples/elasticsearch.properties", "--set", "HOST=" + host, "--set", "PORT=" + port,
 		"--set", "LOOP=24", "--set", "GROUP_NUMBER=1", "--set", "DEVICE_NUMBER=2", "--set", "DATA_CLIENT_NUMBER=2", "--set", "DB_NAME=tsbench_routine_same", "--baseline", "a=external", "--contender", "b=external", "--runs", "4"}
 	out := t.TempDir()
@@ -315,6 +392,86 @@ func TestRoutineSameServerAfterFirstBlock(t *testing.T) {
 	if r.code != 0 && r.code != 1 && r.code != 4 || !strings.Contains(r.stdout, "SAME SERVER BUILD: a and b both measured Elasticsearch ") ||
 		!strings.Contains(r.stdout, "a comparison of configurations") || !strings.Contains(r.stdout, `CONFIGURATION CHANGE: a → b: ES_REFRESH_INTERVAL "1s" → "2s" (--side-set)`) {
 		t.Fatalf("config sides: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// countLines counts each line of a file that commands appended to.
+func countLines(t *testing.T, path string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		count[line]++
+	}
+	return count
+}
+
+// testES is the test suite's Elasticsearch (TSBENCH_ES): CI must have it,
+// elsewhere a test without it skips and says how to start it.
+func testES(t *testing.T) (host, port string) {
+	t.Helper()
+	es := os.Getenv("TSBENCH_ES")
+	if es == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs this test against Elasticsearch: TSBENCH_ES is needed")
+		}
+		t.Skip("needs Elasticsearch: scripts/elasticsearch start, then TSBENCH_ES=127.0.0.1:9200")
+	}
+	host, port, _ = strings.Cut(es, ":")
+	return host, port
+}
+
+// TestRoutineTrack: a routine of a Rally track's ingest (no query rounds)
+// on the test suite's Elasticsearch, through external sides whose commands
+// write down each call: the routine starts and stops each side around each
+// run, the runs themselves restart nothing, the log says once why, and
+// the report measures the documents in documents/s and MB/s.
+func TestRoutineTrack(t *testing.T) {
+	host, port := testES(t)
+	dir := t.TempDir()
+	var docs strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&docs, "{\"@timestamp\": %d, \"clientip\": \"10.0.%d.%d\", \"request\": \"GET /%d HTTP/1.1\", \"status\": 200, \"size\": %d}\n", 893964617+i, i/250, i%250, i, 100+i%900)
+	}
+	track := fmt.Sprintf(`{"indices": [{"name": "tsbench_routine_logs"}], "corpora": [{"name": "c", "documents": [{"source-file": "d.json", "target-index": "tsbench_routine_logs", "document-count": 3000, "uncompressed-bytes": %d}]}],
+	  "schedule": [{"operation": {"operation-type": "bulk", "bulk-size": 100}, "clients": 2}]}`, docs.Len())
+	if err := os.WriteFile(filepath.Join(dir, "track.json"), []byte(track), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d.json"), []byte(docs.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls := filepath.Join(t.TempDir(), "calls")
+	out := t.TempDir()
+	r := bench(t, "routine", "-c", "examples/elasticsearch.properties", "--set", "HOST="+host, "--set", "PORT="+port, "--set", "TRACK_PATH="+dir,
+		"--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "--set", "QUERY_ROUNDS=0",
+		"--set", "START_COMMAND=echo start $TSBENCH_SIDE >> "+calls, "--set", "STOP_COMMAND=echo stop $TSBENCH_SIDE >> "+calls,
+		"--baseline", "a=external", "--contender", "b=external", "--aa", "--runs", "4", "--out", out)
+	if !aaStated(r) && r.code != 1 || !strings.Contains(r.stderr, "routine: "+routine.NoRoundsWords) {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	count := countLines(t, calls)
+	if len(count) != 4 || count["start a"] != 4 || count["stop a"] != 4 || count["start b"] != 4 || count["stop b"] != 4 {
+		t.Errorf("the commands ran %v, want each 4 times: around each run, by the routine alone", count)
+	}
+	for _, rec := range records(t, filepath.Join(out, "results")) {
+		for _, st := range rec.Steps {
+			if st.Name == "stop" || st.Name == "start" {
+				t.Errorf("run %s restarted its server (%s)", rec.ID, st.Name)
+			}
+		}
+		if rec.Config[runner.TrackKey] == "" || len(rec.Phases) == 0 || rec.Phases[0].Operations[0].OKOps == 0 {
+			t.Errorf("run %s: not the track's ingest: %v", rec.ID, rec.Config[runner.TrackKey])
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, want := range []string{"| throughput (docs/s) ", "| throughput (MB/s) "} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md without %q:\n%s", want, md)
+		}
 	}
 }
 

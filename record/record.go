@@ -175,6 +175,10 @@ type Routine struct {
 	// beside a change of build), and compare admits runs whose workload
 	// differs in exactly these keys.
 	Change []string `json:"change,omitempty"`
+	// Process counts the starts of the side's kept-running server, from 1,
+	// where the routine restarts them between blocks (--restart-every):
+	// runs of one process share what a start draws (JIT, memory layout).
+	Process int `json:"process,omitempty"`
 }
 
 // Identity is the one line a report prints of the server a run measured.

@@ -42,6 +42,9 @@ type Report struct {
 	Duet bool
 	// Resumed is the runs an earlier invocation made (--resume).
 	Resumed int
+	// RestartEvery is --restart-every: the kept-running servers restarted
+	// every so many blocks.
+	RestartEvery int
 }
 
 // Write writes the report into Out: report.md (the PR layout), report.html
@@ -90,6 +93,9 @@ func (r Report) Write() ([]byte, error) {
 	}
 	if r.ClearCold {
 		fmt.Fprintln(&sum, ClearColdWords)
+	}
+	if r.RestartEvery > 0 {
+		fmt.Fprintf(&sum, "Servers restarted every %d blocks (--restart-every): each side's runs measured %d server processes, whose differences then fall within the routine instead of leaning it\n", r.RestartEvery, (r.Runs+r.RestartEvery-1)/r.RestartEvery)
 	}
 	if r.ClearCold && !r.Duet {
 		fmt.Fprintln(&sum, OneProcessWords)

@@ -52,7 +52,10 @@ type Request struct {
 	// WarmupRuns is the runs a side made before the first block and not
 	// compared (Options.WarmupRuns); -1: 1 with KeepRunning, else 0.
 	WarmupRuns int
-	DryRun     bool
+	// RestartEvery restarts the kept-running servers every so many blocks
+	// (Options.RestartEvery); 0 never.
+	RestartEvery int
+	DryRun       bool
 	// Resume continues the routine in Out from its last complete run
 	// (State, Done), refused where its inputs changed.
 	Resume             bool
@@ -68,6 +71,7 @@ type Request struct {
 	secret             map[string]bool // the configuration's secret keys, never saved
 	resumed            *State          // the state of the routine resumed
 	from               int             // the runs made before this invocation (Resume)
+	processes          int             // the server processes a side measured before it
 	warmupTime         time.Duration
 	look               int    // the look the routine stopped at (0: not sequential)
 	stopped            string // why it stopped there
@@ -116,6 +120,9 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	}
 	if r.Cold == "" {
 		r.Cold = ColdRestart
+	}
+	if r.RestartEvery < 0 || r.RestartEvery > 0 && !r.KeepRunning {
+		return nil, bad(&config.Error{Key: "--restart-every", Value: fmt.Sprint(r.RestartEvery), Msg: "restarts the servers a routine keeps running, and without --keep-running or --duet each run restarts its own", Valid: "0, or a number of blocks with --keep-running or --duet"})
 	}
 	if r.WarmupRuns < -1 {
 		return nil, bad(&config.Error{Key: "--warmup-runs", Value: fmt.Sprint(r.WarmupRuns), Msg: "is not a number of runs", Valid: "0 or more; -1: 1 with --keep-running, else 0"})
@@ -187,13 +194,16 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 		if r.Looks > 1 {
 			fmt.Fprintf(r.Stdout, "Sequential: looks after %d runs a side and after every pair of blocks from there, at most %d looks (%d runs a side)%s; the runs up to the last:\n", r.Runs, r.Looks, r.mostRuns(), r.budgetWords())
 		}
-		for w := 1; w <= r.WarmupRuns; w++ {
-			for _, s := range resolved {
-				fmt.Fprintf(r.Stdout, "  warm-up run %d: side %s (not compared)\n", w, s.Name)
+		o := Options{Sides: resolved, KeepRunning: r.KeepRunning, WarmupRuns: r.WarmupRuns, RestartEvery: r.RestartEvery}
+		for _, p := range o.plan(Order(len(resolved), r.mostRuns(), r.Seed)) {
+			if p.restart {
+				fmt.Fprintf(r.Stdout, "  restart every side's server (--restart-every %d)\n", r.RestartEvery)
 			}
-		}
-		for i, sl := range Order(len(resolved), r.mostRuns(), r.Seed) {
-			fmt.Fprintf(r.Stdout, "  run %d: side %s (block %d, position %d)\n", i+1, resolved[sl.Side].Name, sl.Block, sl.Position)
+			if p.warmup > 0 {
+				fmt.Fprintf(r.Stdout, "  warm-up run %d: side %s (not compared)\n", p.warmup, resolved[p.Side].Name)
+				continue
+			}
+			fmt.Fprintf(r.Stdout, "  run %d: side %s (block %d, position %d)\n", p.i+1, resolved[p.Side].Name, p.Block, p.Position)
 		}
 		return nil, nil
 	}
@@ -363,7 +373,7 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 	start := time.Now()
 	o := Options{
 		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, Change: r.change, KeepState: r.KeepState, KeepRunning: r.KeepRunning, ClearCold: r.Cold == ColdClear, Duet: r.Duet,
-		From: r.from, WarmupRuns: r.WarmupRuns, StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
+		From: r.from, Processes: r.processes, WarmupRuns: r.WarmupRuns, RestartEvery: r.RestartEvery, StateDir: filepath.Join(r.Out, "servers"), Port: port, Properties: r.Properties, Log: r.Log,
 		RunOne: func(ctx context.Context, j Job) error {
 			var logPath, prefix string
 			if j.Warmup > 0 {
@@ -436,7 +446,7 @@ func (r *Request) state(resolved []Resolved) (*State, error) {
 		in = append(in, "--side-set="+s)
 	}
 	in = append(in, fmt.Sprintf("--runs=%d", r.Runs), fmt.Sprintf("--looks=%d", r.Looks), "--budget="+r.Budget.String(), "--cold="+r.Cold,
-		fmt.Sprintf("--duet=%t", r.Duet), fmt.Sprintf("--keep-running=%t", r.KeepRunning), fmt.Sprintf("--warmup-runs=%d", r.WarmupRuns),
+		fmt.Sprintf("--duet=%t", r.Duet), fmt.Sprintf("--keep-running=%t", r.KeepRunning), fmt.Sprintf("--warmup-runs=%d", r.WarmupRuns), fmt.Sprintf("--restart-every=%d", r.RestartEvery),
 		fmt.Sprintf("--keep-state=%t", r.KeepState), fmt.Sprintf("--aa=%t", r.AA), "--iotdb-properties="+r.Properties,
 		"--build="+r.Build.Command, "--dist-glob="+r.Build.Glob)
 	st := &State{Tool: r.Tool, Config: r.Config, ConfigSHA256: sum, Inputs: in, Seed: r.Seed}
@@ -500,6 +510,11 @@ func (r *Request) resumeFrom(resolved []Resolved) error {
 		}
 	}
 	r.from = done
+	for _, rec := range recs {
+		if rec.Routine != nil && rec.Routine.Process > r.processes {
+			r.processes = rec.Routine.Process
+		}
+	}
 	fmt.Fprintf(r.Log, "routine: resuming %s with --order-seed %d: runs 1 to %d of %d were made and complete; %d run(s) after them set aside in %s\n", r.Out, r.Seed, done, len(slots), len(left), moved)
 	return nil
 }
@@ -573,7 +588,7 @@ func (r *Request) report(tm Timing) (*compare.Verdict, error) {
 	}
 	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
 	sum, err := Report{Out: r.Out, Labels: r.labels, Runs: len(cmp.Baseline.Runs), Paired: r.Compare.Paired, Tool: r.Tool, Comparison: cmp, Warnings: warnings,
-		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear, Duet: r.Duet, Resumed: r.from}.Write()
+		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear, Duet: r.Duet, Resumed: r.from, RestartEvery: r.RestartEvery}.Write()
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -128,6 +127,15 @@ type Options struct {
 	// falls on all sides alike. Its sides' servers run all along
 	// (KeepRunning) and restart nothing (ClearCold).
 	Duet bool
+	// RestartEvery restarts every kept-running server (KeepRunning)
+	// before every RestartEvery-th block after the first, the warm-up runs
+	// made again: a side's runs then measure several processes, whose
+	// differences (JIT, memory layout) would otherwise lean the whole
+	// routine one way. 0: never.
+	RestartEvery int
+	// Processes is the server processes a side's runs measured before (a
+	// resumed routine's, Routine.Process): this invocation's count on.
+	Processes int
 	// From is the runs of the order made before (a resumed routine): the
 	// routine begins with the next, after its warm-up runs.
 	From int
@@ -222,20 +230,24 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 			}
 		}
 	}
-	// The warm-up runs first, as block 0 in the sides' order.
-	var warm []Slot
-	for w := 0; w < o.WarmupRuns; w++ {
-		for p := range o.Sides {
-			warm = append(warm, Slot{Side: p, Block: 0, Position: p + 1})
-		}
-	}
+	all := o.plan(slots)
 	measuredFrom := time.Now()
-	all := slices.Concat(warm, slots[o.From:])
 	size := 1 // the runs made at once: a duet's block, else one
 	if o.Duet {
 		size = len(o.Sides)
 	}
+	process := o.Processes + 1 // the kept-running servers' start, one more at each restart
 	for g := 0; g < len(all); g += size {
+		if all[g].restart {
+			process++
+			fmt.Fprintf(o.Log, "routine: restarting every side's server before block %d (--restart-every %d): process %d of each side\n", all[g].before, o.RestartEvery, process)
+			t0 := time.Now()
+			err := o.restart(ctx, running)
+			tm.Servers += time.Since(t0)
+			if err != nil {
+				return tm, err
+			}
+		}
 		type run struct {
 			sl            Slot
 			i, warmup     int
@@ -246,15 +258,11 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		}
 		var group []*run
 		for k := g; k < g+size && k < len(all); k++ {
-			sl := all[k]
+			sl := all[k].Slot
 			side := o.Sides[sl.Side]
-			r := &run{sl: sl, i: k - len(warm) + o.From}
-			if k < len(warm) {
-				r.i = k - len(warm)
-			}
+			r := &run{sl: sl, i: all[k].i, warmup: all[k].warmup}
 			r.which = fmt.Sprintf("run %d of %d", r.i+1, len(slots))
-			if r.i < 0 {
-				r.warmup = k/len(o.Sides) + 1
+			if r.warmup > 0 {
 				r.which = fmt.Sprintf("warm-up run %d", r.warmup)
 				if size == 1 || sl.Side == 0 {
 					fmt.Fprintf(o.Log, "routine: warm-up run %d of %s, not compared\n", r.warmup, map[bool]string{true: "side " + side.Name, false: "every side at once (--duet)"}[size == 1])
@@ -278,7 +286,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 					fmt.Fprintf(o.Log, "routine: block %d (runs %d to %d of %s%d): every side at once (--duet)%s\n", sl.Block, r.i+1, r.i+size, most, len(slots), left)
 				}
 			}
-			r.job = o.job(side, sl, r.warmup)
+			r.job = o.job(side, sl, r.warmup, process)
 			r.srv, r.up = o.server(side), running[sl.Side]
 			if r.up != nil {
 				r.srv = r.up
@@ -397,9 +405,12 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 
 // job is a slot's run, its record marked with the routine's side, block
 // and position and the server it measured.
-func (o Options) job(side Resolved, sl Slot, warmup int) Job {
+func (o Options) job(side Resolved, sl Slot, warmup, process int) Job {
 	job := Job{Side: side, Label: side.Name, Fresh: !o.KeepState, Warmup: warmup}
 	routine := &record.Routine{Side: side.Name, Block: sl.Block, Position: sl.Position, AA: o.AA, Seed: o.Seed, Warmup: warmup > 0, Change: o.Change}
+	if o.KeepRunning && o.RestartEvery > 0 {
+		routine.Process = process
+	}
 	job.Annotate = func(r *record.Record) {
 		r.Routine = routine
 		if side.Record != nil {
@@ -408,6 +419,66 @@ func (o Options) job(side Resolved, sl Slot, warmup int) Job {
 		}
 	}
 	return job
+}
+
+// planned is a run in the order the routine makes them: a measured run
+// (i, from 0, its place in the order) or a warm-up (warmup, from 1; i
+// below 0), and whether every kept-running server restarts before it
+// (restart, before the measured block numbered before).
+type planned struct {
+	Slot
+	i, warmup int
+	restart   bool
+	before    int
+}
+
+// plan is the runs the routine makes, from the order's slots: the warm-up
+// runs first (block 0, in the sides' order), then the slots from From,
+// and with RestartEvery every kept-running server restarted before every
+// RestartEvery-th block after the first, the warm-up runs made again on
+// the new processes.
+func (o Options) plan(slots []Slot) []planned {
+	var out []planned
+	warmups := 0
+	warm := func(restart bool, before int) {
+		for w := 0; w < o.WarmupRuns; w++ {
+			warmups++
+			for p := range o.Sides {
+				out = append(out, planned{Slot: Slot{Side: p, Block: 0, Position: p + 1}, i: -1, warmup: warmups, restart: restart && w == 0 && p == 0, before: before})
+			}
+		}
+	}
+	warm(false, 0)
+	for i := o.From; i < len(slots); i++ {
+		sl := slots[i]
+		restart := o.KeepRunning && o.RestartEvery > 0 && i > o.From && sl.Position == 1 && (sl.Block-1)%o.RestartEvery == 0
+		if restart && o.WarmupRuns > 0 {
+			warm(true, sl.Block)
+			restart = false
+		}
+		out = append(out, planned{Slot: sl, i: i, restart: restart, before: sl.Block})
+	}
+	return out
+}
+
+// restart stops every kept-running server and starts it again, from
+// fresh state unless kept: the sides' next runs measure new processes.
+func (o Options) restart(ctx context.Context, running map[int]*provision.Server) error {
+	for i := range o.Sides {
+		if srv := running[i]; srv != nil {
+			if err := srv.Run(context.WithoutCancel(ctx), "stop", o.Log, o.Log); err != nil {
+				return fmt.Errorf("side %s: restart its server: %w", o.Sides[i].Name, err)
+			}
+		}
+	}
+	for i := range o.Sides {
+		if srv := running[i]; srv != nil {
+			if err := o.startServer(ctx, *srv); err != nil {
+				return fmt.Errorf("side %s: restart its server: %w", o.Sides[i].Name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // noRestart is a run's keys with --cold clear: no command stops or

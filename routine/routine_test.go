@@ -360,3 +360,51 @@ func TestRunDuet(t *testing.T) {
 		t.Fatalf("a failed duet run: %v", err)
 	}
 }
+
+// TestPlanRestarts: with --restart-every the kept-running servers restart
+// before every Nth block after the first, each time followed by the
+// warm-up runs again; never right after a resume's start, never without
+// kept-running servers.
+func TestPlanRestarts(t *testing.T) {
+	sides := []Resolved{{Side: Side{Name: "a"}}, {Side: Side{Name: "b"}}}
+	slots := Order(2, 6, 1)
+	show := func(ps []planned) string {
+		var out []string
+		for _, p := range ps {
+			w := ""
+			if p.restart {
+				w = "R "
+			}
+			if p.warmup > 0 {
+				w += fmt.Sprintf("w%d", p.warmup)
+			} else {
+				w += fmt.Sprintf("b%d", p.Block)
+			}
+			out = append(out, w)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"warm-ups again", Options{Sides: sides, KeepRunning: true, WarmupRuns: 1, RestartEvery: 2},
+			"w1 w1 b1 b1 b2 b2 R w2 w2 b3 b3 b4 b4 R w3 w3 b5 b5 b6 b6"},
+		{"no warm-ups", Options{Sides: sides, KeepRunning: true, RestartEvery: 4},
+			"b1 b1 b2 b2 b3 b3 b4 b4 R b5 b5 b6 b6"},
+		{"resumed at block 3", Options{Sides: sides, KeepRunning: true, WarmupRuns: 1, RestartEvery: 2, From: 4},
+			"w1 w1 b3 b3 b4 b4 R w2 w2 b5 b5 b6 b6"},
+		{"servers not kept running", Options{Sides: sides, RestartEvery: 2},
+			"b1 b1 b2 b2 b3 b3 b4 b4 b5 b5 b6 b6"},
+	} {
+		if got := show(c.o.plan(slots)); got != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.name, got, c.want)
+		}
+	}
+	for _, p := range (Options{Sides: sides, KeepRunning: true, WarmupRuns: 1, RestartEvery: 2}).plan(slots) {
+		if p.warmup == 0 && slots[p.i] != p.Slot {
+			t.Fatalf("measured run %d is not the order's: %+v", p.i, p)
+		}
+	}
+}

@@ -40,7 +40,7 @@ const (
 	OneProcessWords = "warning: with --cold clear and without --duet each side's runs measured one server process, whose speed drifts at its own pace as it warms: an IoTDB A/A made this way leaned 0.82 (docs/weekly-regression.md, \"Designs against each other\"); --duet pairs the runs so that the drift cancels"
 	// DuetWords says in the log, the dry run and the summary what --duet
 	// does.
-	DuetWords = "Duet (--duet): each block's runs made at the same time, one a side, every measured phase and the cold round's lifecycle begun by both sides together; the servers kept running, restarted by none"
+	DuetWords = "Duet (--duet): each block's runs made at the same time, one a side, every measured phase and the cold round's lifecycle begun by both sides together; the servers kept running, restarted by no run"
 	// ClearColdWords says in the log and the summary what --cold clear
 	// measured.
 	// NoRoundsWords says once that runs without query rounds have no

@@ -149,6 +149,8 @@ func TestRoutineRefusals(t *testing.T) {
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--cold", "warm"), "--cold=warm: is not a way to make a run's cold round cold (valid: restart (stop the server, drop the OS caches, start it) or clear"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--set", "CLEAR_CACHE=false", "--baseline", "a=iotdb", "--contender", "b=iotdb", "--aa", "--cold", "clear"}, "CLEAR_CACHE=false: with --cold clear the server's own cache clear is what makes a cold round cold without a restart (valid: true, or --cold restart)"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=iotdb"}, "measures iotdb, not elasticsearch"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--restart-every", "2"), "--restart-every=2: restarts the servers a routine keeps running, and without --keep-running or --duet each run restarts its own"},
+		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--resume"), "holds no routine to resume (no routine.json: a routine writes it before its first run)"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=" + dist, "--contender", "b=iotdb"}, "is not an unpacked IoTDB, Elasticsearch or OpenSearch distribution"},
 	} {
 		out := t.TempDir()
@@ -472,6 +474,49 @@ func TestRoutineTrack(t *testing.T) {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md without %q:\n%s", want, md)
 		}
+	}
+}
+
+// TestRoutineSecured: a routine against the test suite's Elasticsearch
+// with security on, over HTTPS as the least-privilege user the scripts
+// make (tsbench: monitor, and all on tsbench* indices), through external
+// sides: it runs to a verdict, and the password is in no output, record,
+// report or the routine's state.
+func TestRoutineSecured(t *testing.T) {
+	addr := os.Getenv("TSBENCH_ES_SECURE")
+	if addr == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs this test against the secured Elasticsearch: TSBENCH_ES_SECURE is needed")
+		}
+		t.Skip("needs the secured Elasticsearch: ES_SECURITY=1 ES_PORT=9202 scripts/elasticsearch start, then TSBENCH_ES_SECURE=127.0.0.1:9202 TSBENCH_ES_SECURE_CA=<its state>/certs/ca.pem")
+	}
+	host, port, _ := strings.Cut(addr, ":")
+	const password = "tsbench-pass"
+	out := t.TempDir()
+	r := bench(t, "routine", "-c", "examples/elasticsearch.properties", "--set", "HOST="+host, "--set", "PORT="+port, "--set", "USE_SSL=true",
+		"--set", "ES_CA_FILE="+os.Getenv("TSBENCH_ES_SECURE_CA"), "--set", "USERNAME=tsbench", "--set", "PASSWORD="+password,
+		"--set", "LOOP=24", "--set", "GROUP_NUMBER=1", "--set", "DEVICE_NUMBER=2", "--set", "DATA_CLIENT_NUMBER=2", "--set", "DB_NAME=tsbench_routine_secured",
+		"--baseline", "a=external", "--contender", "b=external", "--aa", "--runs", "4", "--out", out)
+	if !aaStated(r) && r.code != 1 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout+r.stderr, password) {
+		t.Fatal("the password is in the routine's output")
+	}
+	err := filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), password) {
+			t.Errorf("the password is in %s", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(records(t, filepath.Join(out, "results"))); n != 8 {
+		t.Fatalf("%d records, want 8", n)
 	}
 }
 

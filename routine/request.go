@@ -505,9 +505,7 @@ func (r *Request) resumeFrom(resolved []Resolved) error {
 	}
 	// The looks made before were spent: the next look is the one after.
 	if r.Looks > 1 {
-		for b := r.Runs; b <= done/len(resolved) && b < r.mostRuns(); b += 2 {
-			r.look++
-		}
+		r.look = LooksMade(r.Runs, r.mostRuns(), done/len(resolved))
 	}
 	r.from = done
 	for _, rec := range recs {

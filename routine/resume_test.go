@@ -60,3 +60,14 @@ func TestStateChanged(t *testing.T) {
 		t.Errorf("masked %q, want %q", got, want)
 	}
 }
+
+// TestLooksMade: a resumed sequential routine (first look after 4 blocks,
+// at most 14) counts the looks it already spent, so that its next look
+// tests at the next look's levels.
+func TestLooksMade(t *testing.T) {
+	for _, c := range []struct{ blocks, want int }{{0, 0}, {3, 0}, {4, 1}, {5, 1}, {6, 2}, {12, 5}, {13, 5}} {
+		if got := LooksMade(4, 14, c.blocks); got != c.want {
+			t.Errorf("after %d blocks: %d looks, want %d", c.blocks, got, c.want)
+		}
+	}
+}

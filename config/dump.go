@@ -27,6 +27,12 @@ func (c *Config) Value(name string) string {
 	return c.Values()[strings.ToUpper(name)]
 }
 
+// NotEmpty reports whether a key's effective value is not empty: for a
+// secret, whether there is one, without showing it.
+func (c *Config) NotEmpty(name string) bool {
+	return c.values[strings.ToUpper(name)] != ""
+}
+
 // WriteDump prints the effective configuration grouped like iot-benchmark's
 // "Main Configurations" block. Secrets are masked. The chosen database's own
 // keys form their group after GroupOther; other databases' keys are not shown.

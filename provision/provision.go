@@ -74,7 +74,28 @@ type Server struct {
 	Bench string
 	// Cache is tsbench's cache folder (TSBENCH_CACHE, ~/.cache/tsbench).
 	Cache string
+	// Secure starts an Elasticsearch with security on (the script's
+	// ES_SECURITY): HTTPS with a CA made in the state folder (CAFile), and
+	// User, whose password is Password: the user a run connects as.
+	Secure bool   `json:",omitempty"`
+	User   string `json:",omitempty"`
+	// Password is User's. It is never saved (Save): who loads a spec file
+	// takes it from the environment variable PasswordEnv.
+	Password string `json:"-"`
 }
+
+// PasswordEnv is the environment variable that gives a secured server's
+// user password to bench server --spec: the routine sets it for the
+// commands a run restarts its server with, so that no file holds it.
+const PasswordEnv = "TSBENCH_SERVER_PASSWORD"
+
+// Superuser is the name of Elasticsearch's built-in superuser, whose
+// password the script sets as the bootstrap password.
+const Superuser = "elastic"
+
+// UserIndices starts the names of the indices on which the script's role
+// for any other user (tsbench_writer) grants every privilege.
+const UserIndices = "tsbench"
 
 // Check refuses settings the server's kind has no use for (properties are
 // IoTDB's) and ports it cannot take. The messages name bench server's
@@ -89,7 +110,36 @@ func (s Server) Check() error {
 	if s.Properties != "" && s.Kind != IoTDB {
 		return fmt.Errorf("--properties is for IoTDB (its iotdb-system.properties)")
 	}
+	if s.Secure {
+		return s.checkSecure()
+	}
 	return nil
+}
+
+// checkSecure refuses security where the script cannot turn it on:
+// OpenSearch's zip has no security plugin, and Elasticsearch's released
+// zips before 8.x are the OSS build (a distribution of the default build
+// of any version may have it: the script checks its files).
+func (s Server) checkSecure() error {
+	major, _, _ := strings.Cut(s.Version, ".")
+	switch {
+	case s.Kind != Elasticsearch:
+		return fmt.Errorf("security (USE_SSL=true) on a %s the routine starts: only Elasticsearch's distributions have it here (OpenSearch's zip has no security plugin); valid: USE_SSL=false, an elasticsearch side, or an external side", s.Kind)
+	case s.Dist == "" && (major == "6" || major == "7"):
+		return fmt.Errorf("security (USE_SSL=true) on elasticsearch:%s: the released zips before 8.x are the OSS build, which has none; valid: 8.x or 9.x, a distribution of the default build, or USE_SSL=false", s.Version)
+	case s.User == "":
+		return fmt.Errorf("security (USE_SSL=true) on an Elasticsearch the routine starts needs the user to make on it: valid: USERNAME and PASSWORD (e.g. tsbench and its password)")
+	}
+	return nil
+}
+
+// CAFile is the CA a secured server's certificate is signed by, made in
+// its state folder: what a run trusts (ES_CA_FILE).
+func (s Server) CAFile() string {
+	if !s.Secure || s.Home == "" {
+		return ""
+	}
+	return filepath.Join(s.Home, "certs", "ca.pem")
 }
 
 // UseDist makes dist (a folder, or an archive unpacked once into cache)
@@ -141,7 +191,11 @@ func FromArgs(action string, args []string, a Args) (Server, error) {
 		if len(args) != 0 {
 			return Server{}, fmt.Errorf("--spec %s describes the server: give only the action (bench server %s --spec FILE)", a.Spec, action)
 		}
-		return Load(a.Spec)
+		s, err := Load(a.Spec)
+		if err == nil && s.Secure {
+			s.Password = os.Getenv(PasswordEnv)
+		}
+		return s, err
 	}
 	if len(args) == 0 {
 		return Server{}, fmt.Errorf("bench server %s: name the server (iotdb, elasticsearch or opensearch)", action)
@@ -328,6 +382,9 @@ func PortStride(k Kind) int {
 func (s Server) ClientSets() []string {
 	port := cmp.Or(s.Port, DefaultPort(s.Kind))
 	sets := []string{"PORT=" + strconv.Itoa(port)}
+	if ca := s.CAFile(); ca != "" {
+		sets = append(sets, "ES_CA_FILE="+ca)
+	}
 	if s.Kind == IoTDB {
 		shift := port - DefaultPort(IoTDB)
 		sets = append(sets, "IOTDB_METRICS_PORT="+strconv.Itoa(9092+shift), "IOTDB_CONFIGNODE_METRICS_PORT="+strconv.Itoa(9091+shift))
@@ -366,6 +423,18 @@ func (s Server) env() []string {
 		}
 		if s.Port != 0 {
 			env = append(env, "ES_PORT="+strconv.Itoa(s.Port))
+		}
+		if s.Secure {
+			env = append(env, "ES_SECURITY=1")
+			switch {
+			case s.User == Superuser && s.Password != "":
+				env = append(env, "ES_ELASTIC_PASSWORD="+s.Password)
+			case s.User != Superuser:
+				env = append(env, "ES_USER="+s.User)
+				if s.Password != "" {
+					env = append(env, "ES_USER_PASSWORD="+s.Password)
+				}
+			}
 		}
 	}
 	return env

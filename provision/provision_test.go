@@ -168,6 +168,11 @@ func TestCheckAndUseDist(t *testing.T) {
 		{s: Server{Kind: IoTDB, Port: 60000}, err: "--port=60000: valid for IoTDB: 1024-55000"},
 		{s: Server{Kind: OpenSearch, Port: 70000}, err: "--port=70000"},
 		{s: Server{Kind: OpenSearch, Properties: "a=1"}, err: "--properties is for IoTDB"},
+		{s: Server{Kind: Elasticsearch, Version: "8.19.21", Secure: true, User: "tsbench"}},
+		{s: Server{Kind: Elasticsearch, Dist: "/builds/es7", Version: "", Secure: true, User: "elastic"}},
+		{s: Server{Kind: Elasticsearch, Version: "7.17.29", Secure: true, User: "tsbench"}, err: "security (USE_SSL=true) on elasticsearch:7.17.29: the released zips before 8.x are the OSS build"},
+		{s: Server{Kind: OpenSearch, Secure: true, User: "tsbench"}, err: "security (USE_SSL=true) on a opensearch the routine starts"},
+		{s: Server{Kind: Elasticsearch, Secure: true}, err: "security (USE_SSL=true) on an Elasticsearch the routine starts needs the user"},
 	} {
 		if err := c.s.Check(); (err == nil) != (c.err == "") || err != nil && !strings.HasPrefix(err.Error(), c.err) {
 			t.Errorf("%+v: %v, want %q", c.s, err, c.err)
@@ -225,9 +230,44 @@ func TestClientSets(t *testing.T) {
 		{Server{Kind: IoTDB, Port: 6767}, "PORT=6767 IOTDB_METRICS_PORT=9192 IOTDB_CONFIGNODE_METRICS_PORT=9191"},
 		{Server{Kind: Elasticsearch, Port: 9201}, "PORT=9201"},
 		{Server{Kind: OpenSearch}, "PORT=9200"},
+		{Server{Kind: Elasticsearch, Port: 9250, Home: "/state/a", Secure: true, User: "tsbench"}, "PORT=9250 ES_CA_FILE=/state/a/certs/ca.pem"},
 	} {
 		if got := strings.Join(c.s.ClientSets(), " "); got != c.want {
 			t.Errorf("%+v: %s, want %s", c.s, got, c.want)
 		}
+	}
+}
+
+// TestSecureServer: a secured Elasticsearch's script is told the user and
+// its password, a spec file never holds the password, and bench server
+// --spec takes it from PasswordEnv.
+func TestSecureServer(t *testing.T) {
+	s := Server{Kind: Elasticsearch, Version: "8.19.21", Home: "/state/b", Port: 9251, Secure: true, User: "tsbench", Password: "s3cret-pw"}
+	env := strings.Join(s.env(), " ")
+	for _, want := range []string{"ES_SECURITY=1", "ES_USER=tsbench", "ES_USER_PASSWORD=s3cret-pw"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("env %s: no %s", env, want)
+		}
+	}
+	su := s
+	su.User = "elastic"
+	if env := strings.Join(su.env(), " "); !strings.Contains(env, "ES_ELASTIC_PASSWORD=s3cret-pw") || strings.Contains(env, "ES_USER") {
+		t.Errorf("the superuser: env %s", env)
+	}
+	if env := strings.Join(Server{Kind: Elasticsearch}.env(), " "); strings.Contains(env, "ES_SECURITY") {
+		t.Errorf("not secured: env %s", env)
+	}
+	p := filepath.Join(t.TempDir(), "current.json")
+	if err := s.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || strings.Contains(string(b), "s3cret-pw") || !strings.Contains(string(b), `"Secure": true`) {
+		t.Fatalf("the spec file holds %s (%v)", b, err)
+	}
+	t.Setenv(PasswordEnv, "s3cret-pw")
+	back, err := FromArgs("start", nil, Args{Spec: p})
+	if err != nil || back != s {
+		t.Fatalf("bench server start --spec: %+v, %v, want %+v", back, err, s)
 	}
 }

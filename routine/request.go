@@ -65,13 +65,14 @@ type Request struct {
 	Bench              string // the bench binary: the servers' lifecycle commands call it
 	Tool               string // the tsbench build's version, in the records and the report
 	Stdout, Log        io.Writer
-	unchecked          string          // why the runs' answers are not checked, when they are not
-	change             []string        // the keys the sides' --side-set made differ (ConfigChange), without --aa
-	noRounds           map[string]bool // the sides whose runs make no query rounds (Resolved.NoRounds)
-	secret             map[string]bool // the configuration's secret keys, never saved
-	resumed            *State          // the state of the routine resumed
-	from               int             // the runs made before this invocation (Resume)
-	processes          int             // the server processes a side measured before it
+	unchecked          string                      // why the runs' answers are not checked, when they are not
+	change             []string                    // the keys the sides' --side-set made differ (ConfigChange), without --aa
+	noRounds           map[string]bool             // the sides whose runs make no query rounds (Resolved.NoRounds)
+	secret             map[string]bool             // the configuration's secret keys, never saved
+	secure             map[string]provision.Server // the sides whose server the routine starts secured: its User and Password
+	resumed            *State                      // the state of the routine resumed
+	from               int                         // the runs made before this invocation (Resume)
+	processes          int                         // the server processes a side measured before it
 	warmupTime         time.Duration
 	look               int    // the look the routine stopped at (0: not sequential)
 	stopped            string // why it stopped there
@@ -256,7 +257,7 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 	r.base, r.unchecked = a.Sets, a.Unchecked
 	commands = map[string]map[string]string{}
 	var configs []*config.Config
-	r.noRounds, r.secret = map[string]bool{}, map[string]bool{}
+	r.noRounds, r.secret, r.secure = map[string]bool{}, map[string]bool{}, map[string]provision.Server{}
 	for _, s := range sides {
 		p, own, err := r.load(append(slices.Clone(r.base), r.perSide[s.Name]...), s.Form != Embedded)
 		if err != nil {
@@ -283,6 +284,22 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 			return 0, nil, bad(err)
 		}
 		c := p.Loaded.Config
+		if s.Form != External && s.Form != Embedded && c.Value("USE_SSL") == "true" {
+			if c.NotEmpty("ES_API_KEY") {
+				return 0, nil, bad(&config.Error{Key: "ES_API_KEY", Value: config.Mask, Msg: "side " + s.Name + "'s server is started by the routine, which makes a user on it but no API key", Valid: "USERNAME and PASSWORD, or an external side"})
+			}
+			sec := provision.Server{Kind: s.Kind, Version: s.Version, Secure: true, User: c.Username, Password: c.Password}
+			if s.Form != Release {
+				sec.Kind, sec.Version = provision.Elasticsearch, "" // known after the build: checked again then
+			}
+			if err := sec.Check(); err != nil {
+				return 0, nil, bad(fmt.Errorf("side %s: %w", s.Name, err))
+			}
+			if sec.User != provision.Superuser && !strings.HasPrefix(c.DBName, provision.UserIndices) {
+				return 0, nil, bad(&config.Error{Key: "DB_NAME", Value: c.DBName, Msg: "side " + s.Name + "'s secured node gives USERNAME=" + sec.User + " the indices " + provision.UserIndices + "* only", Valid: "a name starting with " + provision.UserIndices + ", or USERNAME=" + provision.Superuser})
+			}
+			r.secure[s.Name] = sec
+		}
 		if r.KeepRunning && s.Form != External && s.Form != Embedded && !c.DeleteData {
 			return 0, nil, bad(&config.Error{Key: "IS_DELETE_DATA", Value: "false", Msg: "with --keep-running the servers keep their data from run to run, and this would let every run's data pile up", Valid: "true, or no --keep-running"})
 		}
@@ -351,6 +368,12 @@ func (r *Request) resolve(ctx context.Context, sides []Side, commands map[string
 			return nil, bad(err)
 		}
 		rs.Commands, rs.NoRounds = commands[s.Name], r.noRounds[s.Name]
+		if sec, ok := r.secure[s.Name]; ok && rs.Server != nil {
+			rs.Server.Secure, rs.Server.User, rs.Server.Password = true, sec.User, sec.Password
+			if err := rs.Server.Check(); err != nil {
+				return nil, bad(fmt.Errorf("side %s: %w", s.Name, err))
+			}
+		}
 		resolved = append(resolved, rs)
 		r.labels = append(r.labels, s.Name)
 		id := "no server (embedded)"

@@ -306,9 +306,17 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 				if o.ClearCold || side.NoRounds {
 					r.job.Sets = noRestart()
 				}
+				if r.srv.Secure {
+					// The commands that restart it (bench server --spec)
+					// read the user's password here, never from a file.
+					r.job.Env = []string{provision.PasswordEnv + "=" + r.srv.Password}
+				}
 				if r.up != nil {
 					r.job.Sets = append(r.job.Sets, r.srv.ClientSets()...)
 				} else {
+					if ca := r.srv.CAFile(); ca != "" {
+						r.job.Sets = append(r.job.Sets, "ES_CA_FILE="+ca)
+					}
 					t0 := time.Now()
 					err := o.startServer(ctx, *r.srv)
 					tm.Servers += time.Since(t0)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tsbench/tsbench/internal/gittest"
+	"github.com/tsbench/tsbench/provision"
 	"github.com/tsbench/tsbench/record"
 	"github.com/tsbench/tsbench/routine"
 	"github.com/tsbench/tsbench/runner"
@@ -125,6 +126,7 @@ func TestRoutineChecksAnswers(t *testing.T) {
 
 func TestRoutineRefusals(t *testing.T) {
 	dist := t.TempDir()
+	secured := []string{"routine", "-c", "examples/elasticsearch.properties", "--set", "USE_SSL=true", "--set", "USERNAME=tsbench", "--set", "PASSWORD=tsbench-pass"}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -152,6 +154,11 @@ func TestRoutineRefusals(t *testing.T) {
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--restart-every", "2"), "--restart-every=2: restarts the servers a routine keeps running, and without --keep-running or --duet each run restarts its own"},
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--resume"), "holds no routine to resume (no routine.json: a routine writes it before its first run)"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=" + dist, "--contender", "b=iotdb"}, "is not an unpacked IoTDB, Elasticsearch or OpenSearch distribution"},
+		{slicesConcat(secured, []string{"--baseline", "a=elasticsearch:7.17.29", "--contender", "b=elasticsearch:8.19.21"}), "side a: security (USE_SSL=true) on elasticsearch:7.17.29: the released zips before 8.x are the OSS build"},
+		{slicesConcat(secured, []string{"--baseline", "a=elasticsearch:8.19.21", "--contender", "b=opensearch:2.19.6"}), "side b: security (USE_SSL=true) on a opensearch the routine starts"},
+		{slicesConcat(secured, []string{"--set", "USERNAME=", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:9.0.0"}), "side a: security (USE_SSL=true) on an Elasticsearch the routine starts needs the user to make on it"},
+		{slicesConcat(secured, []string{"--set", "DB_NAME=metrics", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:9.0.0"}), "DB_NAME=metrics: side a's secured node gives USERNAME=tsbench the indices tsbench* only (valid: a name starting with tsbench, or USERNAME=elastic)"},
+		{slicesConcat(secured, []string{"--set", "ES_API_KEY=aWQ6a2V5", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:9.0.0"}), "ES_API_KEY=******: side a's server is started by the routine, which makes a user on it but no API key"},
 	} {
 		out := t.TempDir()
 		args := slicesConcat(tc.args, []string{"--out", out})
@@ -500,23 +507,79 @@ func TestRoutineSecured(t *testing.T) {
 	if !aaStated(r) && r.code != 1 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if strings.Contains(r.stdout+r.stderr, password) {
-		t.Fatal("the password is in the routine's output")
+	noSecretIn(t, r, out, password)
+	if n := len(records(t, filepath.Join(out, "results"))); n != 8 {
+		t.Fatalf("%d records, want 8", n)
 	}
-	err := filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+}
+
+// noSecretIn fails the test where the secret is in the command's output or
+// in any file under dir.
+func noSecretIn(t *testing.T, r result, dir, secret string) {
+	t.Helper()
+	if strings.Contains(r.stdout+r.stderr, secret) {
+		t.Fatal("the secret is in the command's output")
+	}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), password) {
-			t.Errorf("the password is in %s", path)
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), secret) {
+			t.Errorf("the secret is in %s", path)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(records(t, filepath.Join(out, "results"))); n != 8 {
-		t.Fatalf("%d records, want 8", n)
+}
+
+// TestRoutineSecuredReleased: sides the routine starts itself, with
+// USE_SSL=true, run on Elasticsearch nodes with security on: the routine
+// makes USERNAME on each with the config's PASSWORD (not the script's
+// default, so the runs succeed only if it did), and each run trusts its
+// side's own CA. A duet with the servers kept running: two secured starts
+// (about 40 s each) are what CI can afford. The password is in no output
+// and no file.
+func TestRoutineSecuredReleased(t *testing.T) {
+	if os.Getenv("TSBENCH_ES_SECURE") == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs this test beside the secured Elasticsearch (its zip and openssl): TSBENCH_ES_SECURE is needed")
+		}
+		t.Skip("needs what the secured Elasticsearch needs (scripts/elasticsearch install, openssl): ES_SECURITY=1 ES_PORT=9202 scripts/elasticsearch start, then TSBENCH_ES_SECURE=127.0.0.1:9202; this test starts nodes of its own on 9260-9261")
+	}
+	const password = "routine-made-7f3a"
+	out := t.TempDir()
+	t.Cleanup(func() {
+		// As root the nodes' state is under /var/lib/tsbench, not in out.
+		if d := filepath.Dir(provision.StateFolder(provision.Elasticsearch, filepath.Join(out, "servers"), "a")); strings.HasPrefix(d, "/var/lib/tsbench/routine-") {
+			os.RemoveAll(d)
+		}
+	})
+	r := bench(t, "routine", "-c", "examples/elasticsearch.properties", "--set", "PORT=9260", "--set", "USE_SSL=true",
+		"--set", "USERNAME=tsbench", "--set", "PASSWORD="+password, "--set", "LOOP=24", "--set", "GROUP_NUMBER=1", "--set", "DEVICE_NUMBER=2",
+		"--set", "DATA_CLIENT_NUMBER=2", "--set", "DB_NAME=tsbench_routine_released", "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=4",
+		"--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:8.19.21", "--aa", "--duet", "--runs", "4", "--out", out)
+	if !aaStated(r) && r.code != 1 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "HTTPS with the CA") {
+		t.Errorf("the log does not say the nodes were secured:\n%s", r.stderr)
+	}
+	noSecretIn(t, r, out, password)
+	recs := records(t, filepath.Join(out, "results"))
+	if len(recs) != 8 {
+		t.Fatalf("%d records, want 8", len(recs))
+	}
+	for _, rec := range recs {
+		side := rec.Routine.Side
+		ca := provision.StateFolder(provision.Elasticsearch, filepath.Join(out, "servers"), side)
+		if got := rec.Config["ES_CA_FILE"]; got != filepath.Join(ca, "certs", "ca.pem") {
+			t.Errorf("side %s's run trusted %q, want its own CA in %s", side, got, ca)
+		}
+		if why := rec.Failure(0); why != "" {
+			t.Errorf("side %s's run failed: %s", side, why)
+		}
 	}
 }
 

@@ -41,7 +41,13 @@ func (a *Adapter) pipeline() string {
 // track gives them, and puts its pipelines.
 func (a *Adapter) createTrackIndices(ctx context.Context) error {
 	for _, ix := range a.track.Indices {
-		if err := a.createIndex(ctx, ix.Name, ix.Body); err != nil {
+		name := ix.Name
+		if a.typed && typeless(ix.Body) {
+			// Rally's tracks are typeless since 7.x; 6.8 takes such a body
+			// only when told (and gives the type _doc, as the bulks say).
+			name += "?include_type_name=false"
+		}
+		if err := a.createIndex(ctx, name, ix.Body); err != nil {
 			return fmt.Errorf("the track's index: %w", err)
 		}
 	}
@@ -51,6 +57,24 @@ func (a *Adapter) createTrackIndices(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// typeless reports whether an index body's mappings are of 7.x and later,
+// without a mapping type: their fields' properties, or a mapping setting,
+// right under mappings.
+func typeless(body []byte) bool {
+	var b struct {
+		Mappings map[string]json.RawMessage `json:"mappings"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return false
+	}
+	for _, k := range []string{"properties", "dynamic", "_source", "dynamic_templates", "_routing", "_meta"} {
+		if _, ok := b.Mappings[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteDocuments sends docs to index as one _bulk request, each behind its

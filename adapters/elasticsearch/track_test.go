@@ -227,3 +227,24 @@ func TestGeneratedTrack(t *testing.T) {
 		t.Errorf("the track's documents are not the generated ones: %d and %d documents\n%s", strings.Count(got[0], "\n")+1, strings.Count(got[1], "\n")+1, adaptertest.LineDiff(got[0], got[1]))
 	}
 }
+
+// TestTypeless: a track's index body without a mapping type (Rally's since
+// 7.x) is told apart from one with a type, so that 6.8 is asked to take it
+// typeless and a typed body is sent as it is.
+func TestTypeless(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		want bool
+	}{
+		{`{"mappings":{"dynamic":"strict","properties":{"a":{"type":"long"}}}}`, true},
+		{`{"settings":{},"mappings":{"properties":{}}}`, true},
+		{`{"mappings":{"_source":{"enabled":false}}}`, true},
+		{`{"mappings":{"_doc":{"properties":{"a":{"type":"long"}}}}}`, false},
+		{`{"settings":{"index":{"number_of_shards":1}}}`, false},
+		{`not json`, false},
+	} {
+		if got := typeless([]byte(c.body)); got != c.want {
+			t.Errorf("%s: %v, want %v", c.body, got, c.want)
+		}
+	}
+}

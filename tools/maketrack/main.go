@@ -10,7 +10,7 @@
 // (the ingest-common module, which full distributions carry and the test
 // distributions do not). The same -docs and -seed give the same bytes.
 //
-//	go run ./tools/maketrack -out DIR [-docs N] [-seed S] [-bulk-size B] [-clients C] [-corpus NAME]
+//	go run ./tools/maketrack -out DIR [-docs N] [-seed S] [-bulk-size B] [-clients C] [-shards N] [-corpus NAME]
 package main
 
 import (
@@ -32,13 +32,14 @@ func main() {
 	seed := flag.Uint64("seed", 1, "the seed of the documents")
 	bulk := flag.Int("bulk-size", 5000, "the bulk task's bulk-size")
 	clients := flag.Int("clients", 2, "the bulk task's clients")
+	shards := flag.Int("shards", 1, "the index's primary shards (http_logs has 5; seed report 1 ran 6)")
 	corpus := flag.String("corpus", "http_logs_small", "the corpus's name (Rally looks for its files in data/NAME/)")
 	flag.Parse()
-	if *out == "" || *docs < 1 {
-		fmt.Fprintln(os.Stderr, "maketrack: give -out DIR and -docs ≥ 1")
+	if *out == "" || *docs < 1 || *shards < 1 {
+		fmt.Fprintln(os.Stderr, "maketrack: give -out DIR, -docs ≥ 1 and -shards ≥ 1")
 		os.Exit(2)
 	}
-	if err := write(*out, *corpus, *docs, *seed, *bulk, *clients); err != nil {
+	if err := write(*out, *corpus, *docs, *seed, *bulk, *clients, *shards); err != nil {
 		fmt.Fprintln(os.Stderr, "maketrack:", err)
 		os.Exit(1)
 	}
@@ -51,7 +52,7 @@ var (
 	statuses = []int{200, 200, 200, 200, 200, 200, 304, 304, 404, 500}
 )
 
-func write(dir, corpusName string, n int64, seed uint64, bulk, clients int) error {
+func write(dir, corpusName string, n int64, seed uint64, bulk, clients, shards int) error {
 	if _, err := os.Stat(filepath.Join(dir, "track.json")); err == nil {
 		return fmt.Errorf("%s holds a track already", dir)
 	}
@@ -114,7 +115,7 @@ func write(dir, corpusName string, n int64, seed uint64, bulk, clients int) erro
 		return err
 	}
 	index := map[string]any{
-		"settings": map[string]any{"index": map[string]any{"number_of_shards": 1, "number_of_replicas": 0}},
+		"settings": map[string]any{"index": map[string]any{"number_of_shards": shards, "number_of_replicas": 0}},
 		"mappings": map[string]any{"dynamic": "strict", "properties": map[string]any{
 			"@timestamp":   map[string]any{"type": "date", "format": "epoch_second"},
 			"clientip":     map[string]any{"type": "ip"},

@@ -51,8 +51,9 @@ func SideSets(sets []string, sides []Side) (map[string][]string, error) {
 // ConfigChange is the keys whose values differ between the sides'
 // configurations (each loaded with the side's own --side-set keys),
 // sorted: the configuration change a routine compares. Where a server
-// listens (HOST, PORT: a side's relay or proxy) is not a change of its
-// configuration, and a secret is never named.
+// listens (HOST, PORT: a side's relay or proxy) and the CA its certificate
+// is signed by (ES_CA_FILE: each secured node has its own) are not a
+// change of its configuration, and a secret is never named.
 func ConfigChange(configs []*config.Config) []string {
 	var out []string
 	if len(configs) < 2 {
@@ -63,7 +64,7 @@ func ConfigChange(configs []*config.Config) []string {
 		values = append(values, c.Values())
 	}
 	for _, k := range configs[0].Keys() {
-		if k.Name == "HOST" || k.Name == "PORT" || k.Secret || config.IsSecretName(k.Name) {
+		if k.Name == "HOST" || k.Name == "PORT" || k.Name == "ES_CA_FILE" || k.Secret || config.IsSecretName(k.Name) {
 			continue
 		}
 		for _, v := range values[1:] {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tsbench/tsbench/adapters"
+	"github.com/tsbench/tsbench/adapters/elasticsearch"
 	"github.com/tsbench/tsbench/adapters/null"
 	"github.com/tsbench/tsbench/adapters/sqlite"
 	"github.com/tsbench/tsbench/config"
@@ -116,7 +117,7 @@ func TestSameBuildsSeen(t *testing.T) {
 }
 
 func TestAnswersByDefault(t *testing.T) {
-	reg := adapters.Registry{sqlite.Driver(), null.Driver()}
+	reg := adapters.Registry{sqlite.Driver(), null.Driver(), elasticsearch.Driver()}
 	file := filepath.Join(t.TempDir(), "c.properties")
 	if err := os.WriteFile(file, []byte("LOOP=10\nDEVICE_NUMBER=2\nDATA_CLIENT_NUMBER=1\nOPERATION_PROPORTION=1:1:0:0:0:0:0:0:0:0:0\nSQLITE_PATH="+filepath.Join(t.TempDir(), "db")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -178,9 +179,10 @@ func TestSummarize(t *testing.T) {
 
 // TestConfigChange: the keys the sides' own sets give other values, by
 // their names as loaded, with the keys that follow them; not a key set to the value the
-// others have anyway, not where a server listens, never a secret.
+// others have anyway, not where a server listens or the CA it is trusted
+// by, never a secret.
 func TestConfigChange(t *testing.T) {
-	reg := adapters.Registry{sqlite.Driver(), null.Driver()}
+	reg := adapters.Registry{sqlite.Driver(), null.Driver(), elasticsearch.Driver()}
 	file := filepath.Join(t.TempDir(), "c.properties")
 	if err := os.WriteFile(file, []byte("LOOP=10\nBATCH_SIZE_PER_WRITE=100\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -198,6 +200,7 @@ func TestConfigChange(t *testing.T) {
 		{"one contender of two", [][]string{nil, nil, {"LOOP=20", "QUERY_LOOP=10"}}, "LOOP"},
 		{"where the servers listen", [][]string{{"PORT=6668"}, {"PORT=6669", "HOST=localhost"}}, ""},
 		{"a secret", [][]string{nil, {"PASSWORD=other"}}, ""},
+		{"each secured node's own CA", [][]string{{"DB_SWITCH=Elasticsearch", "ES_CA_FILE=/a/ca.pem"}, {"DB_SWITCH=Elasticsearch", "ES_CA_FILE=/b/ca.pem", "ES_SHARDS=2"}}, "ES_SHARDS"},
 	} {
 		var configs []*config.Config
 		for _, sets := range c.sides {

@@ -486,3 +486,34 @@ func TestDatabaseSeriesCharts(t *testing.T) {
 		t.Errorf("SVG: %v", err)
 	}
 }
+
+// TestBarsThatCannotBeDrawn: a ratio of 0 or an infinite one on a log
+// axis (a server figure that fell to nothing, or rose from it) is left out
+// like a missing value, and the chart is drawn: such a bar's infinite
+// coordinates once kept a routine's report drawing for good.
+func TestBarsThatCannotBeDrawn(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		log    bool
+		values []float64
+	}{
+		{"zero on a log axis", true, []float64{0, 1.2, 0.8}},
+		{"infinite on a log axis", true, []float64{math.Inf(1), 1.1, math.NaN()}},
+		{"nothing drawable on a log axis", true, []float64{0, math.Inf(1)}},
+		{"infinite on a linear axis", false, []float64{math.Inf(1), 3, math.Inf(-1)}},
+	} {
+		cats := make([]string, len(c.values))
+		for i := range cats {
+			cats[i] = fmt.Sprint("row ", i)
+		}
+		ch := Chart{Name: "ratios", Title: c.name, Kind: HBars, X: Axis{Label: "ratio", Log: c.log}, Categories: cats,
+			Reference: 1, Series: []Series{{Name: "pr", Values: c.values, Labels: make([]string, len(c.values))}}}
+		b, err := ch.PNG()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}

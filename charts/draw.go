@@ -230,10 +230,16 @@ func (c *Chart) bars(p *plot.Plot, leg *plot.Legend, horizontal bool) error {
 	}
 	width := 0.8 / float64(max(slots, 1))
 	base := c.Reference
+	logAxis := c.Y.Log || c.X.Log
+	// A bar is drawn for a finite value, and on a log axis for a positive
+	// one: a ratio of 0 (a figure that fell to nothing) or an infinite one
+	// has no place there, and its infinite coordinates once kept the
+	// rasterizer busy for good. Such a bar is left out, as a missing value.
+	drawable := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && (!logAxis || v > 0) }
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		for _, v := range s.Values {
-			if !math.IsNaN(v) {
+			if drawable(v) {
 				lo, hi = min(lo, v), max(hi, v)
 			}
 		}
@@ -241,7 +247,9 @@ func (c *Chart) bars(p *plot.Plot, leg *plot.Legend, horizontal bool) error {
 	if base > 0 {
 		lo, hi = min(lo, base), max(hi, base)
 	}
-	logAxis := c.Y.Log || c.X.Log
+	if lo > hi { // nothing to draw
+		lo, hi = 1, 1
+	}
 	tr := func(v float64) float64 { return v }
 	if logAxis {
 		// Drawn in log10 space (see plot); room around the bars: a ninth
@@ -260,7 +268,10 @@ func (c *Chart) bars(p *plot.Plot, leg *plot.Legend, horizontal bool) error {
 	for _, s := range c.Series {
 		vals := make([]float64, len(s.Values))
 		for i, v := range s.Values {
-			vals[i] = tr(v)
+			vals[i] = math.NaN()
+			if drawable(v) {
+				vals[i] = tr(v)
+			}
 		}
 		b := &barSet{values: vals, base: base, slot: s.Slot, width: width, slots: slots, horizontal: horizontal, colour: s.RGB()}
 		p.Add(b)

@@ -25,6 +25,11 @@ type Interval struct {
 	Hi    float64 `json:"hi"`
 	Level float64 `json:"level"`
 	Abs   bool    `json:"absolute,omitempty"`
+	// Est is the change the interval is made around, on its scale: the
+	// paired runs' mean log-ratio, or the sides' difference of mean logs,
+	// as a percent change. It can differ from the change of the sides'
+	// medians, and lie where that does not: the verdict shows both.
+	Est float64 `json:"estimate"`
 }
 
 // estimate is a change on the scale its interval and its gate are made
@@ -96,9 +101,9 @@ func (e estimate) interval(level float64) *Interval {
 	}
 	lo, hi := e.est-h, e.est+h
 	if e.log {
-		return &Interval{Lo: 100 * math.Expm1(lo), Hi: 100 * math.Expm1(hi), Level: level}
+		return &Interval{Lo: 100 * math.Expm1(lo), Hi: 100 * math.Expm1(hi), Level: level, Est: 100 * math.Expm1(e.est)}
 	}
-	return &Interval{Lo: lo, Hi: hi, Level: level, Abs: true}
+	return &Interval{Lo: lo, Hi: hi, Level: level, Abs: true, Est: e.est}
 }
 
 // worse turns e into the worse direction of metric m: a positive w is a

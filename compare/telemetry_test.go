@@ -45,7 +45,7 @@ func TestTelemetryCompared(t *testing.T) {
 	opt.GateServer = []string{"CPU user", "no such figure"}
 	cmp = New(Side{Label: "base", Runs: b}, []Side{{Label: "cont", Runs: c}}, opt)
 	v := cmp.Decide(10, UntestedFail)
-	if w := v.Of(Worse); len(w) != 1 || !strings.Contains(w[0].Line(), "cont: CPU user of process (java) (main) is worse: 3 → 6 s, +100.00%") {
+	if w := v.Of(Worse); len(w) != 1 || !strings.Contains(w[0].Line(), "cont: CPU user of process (java) (main) is worse: 3 → 6 s (medians: +100.00%)") {
 		t.Errorf("--gate-server CPU user: regressions %q, want the process's CPU (+100%%) and not the machine's (equal)", v.Lines())
 	}
 	if u := v.Of(NotTested); len(u) != 1 || !strings.Contains(u[0].Line(), `"no such figure"`) {

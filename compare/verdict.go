@@ -123,9 +123,16 @@ func (j Judgement) Where() string {
 // ChangeText is the medians, the change and its interval: "10.2 → 10.6
 // ms, +4.10% [−2.00%, +10.60%]".
 func (j Judgement) ChangeText() string {
+	iv := j.Interval
+	if iv != nil && !iv.Abs && Pct(iv.Est) != Pct(j.Change) {
+		// The interval is made around its own estimate (paired log-ratios,
+		// mean logs), which the medians' change need not be near: a
+		// percent beside an interval that leaves it out reads as an error.
+		return fmt.Sprintf("%s → %s %s (medians: %s), estimated %s %s", num3(j.Baseline), num3(j.Value), j.Unit, Pct(j.Change), Pct(iv.Est), iv.Text())
+	}
 	s := fmt.Sprintf("%s → %s %s, %s", num3(j.Baseline), num3(j.Value), j.Unit, Pct(j.Change))
-	if j.Interval != nil {
-		s += " " + j.Interval.Text()
+	if iv != nil {
+		s += " " + iv.Text()
 	}
 	return s
 }

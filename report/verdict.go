@@ -57,7 +57,8 @@ func Summary(c *compare.Comparison) []string {
 		if widest.Limit > v.FailAbove*(1+1e-9)+1e-9 {
 			where += fmt.Sprintf(", limit %.1f%%", widest.Limit)
 		}
-		out = append(out, fmt.Sprintf("Proven within %s: %d rows; the widest bound is %s (%s: %s).", limit, len(within), bound(widest), where, widest.ChangeText()))
+		rows := map[bool]string{true: "row; its bound", false: "rows; the widest bound"}[len(within) == 1]
+		out = append(out, fmt.Sprintf("Proven within %s: %d %s is %s (%s: %s).", limit, len(within), rows, bound(widest), where, widest.ChangeText()))
 	}
 	if n := len(v.Of(compare.Better)); n > 0 {
 		out = append(out, fmt.Sprintf("Better: %d %s.", n, map[bool]string{true: "row", false: "rows"}[n == 1]))

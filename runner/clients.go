@@ -201,7 +201,7 @@ func runPhase(ctx context.Context, p *Plan, a adapters.Adapter, w work, opts Opt
 	if opts.Announce && !opts.Terminal {
 		fmt.Fprintf(opts.Progress, "%s...\n", name)
 	}
-	prog := startProgress(opts, name, unit, total, &done, &points, start, time.Duration(c.LogPrintInterval)*time.Second)
+	prog := startProgress(opts, name, unit, total, &done, &points, start, time.Duration(c.LogPrintInterval)*time.Second, time.Duration(c.TestMaxTimeMS)*time.Millisecond)
 	// A panic in a client (an adapter's bug) would end the process from
 	// its goroutine with Go's status 2, read as bad usage: it stops the
 	// other clients' new operations and is raised again here, on the

@@ -17,7 +17,7 @@ type progress struct {
 	wg       sync.WaitGroup
 }
 
-func startProgress(opts Options, phase, unit string, total int64, done, points *atomic.Int64, start time.Time, every time.Duration) *progress {
+func startProgress(opts Options, phase, unit string, total int64, done, points *atomic.Int64, start time.Time, every, maxTime time.Duration) *progress {
 	p := &progress{quit: make(chan struct{})}
 	if total <= 0 {
 		return p
@@ -59,10 +59,7 @@ func startProgress(opts Options, phase, unit string, total int64, done, points *
 					continue
 				}
 				el := time.Since(start)
-				eta := "unknown"
-				if d > 0 {
-					eta = fmt.Sprintf("%.0f s", (el.Seconds()/float64(d))*float64(total-d))
-				}
+				eta := etaText(el, d, total, maxTime)
 				// Steps, not the Result Matrix's operations: a client's write
 				// step sends a batch to each of its devices, which the matrix
 				// counts one operation each; the points are the matrix's.
@@ -72,6 +69,25 @@ func startProgress(opts Options, phase, unit string, total int64, done, points *
 		}
 	}()
 	return p
+}
+
+// etaText is the time a phase has left: its steps' pace over the steps
+// left, or where TEST_MAX_TIME (maxTime) ends it sooner, the time to that
+// end (a duration-bound run's steps are an upper bound it never reaches).
+func etaText(el time.Duration, done, total int64, maxTime time.Duration) string {
+	left := -1.0
+	if done > 0 {
+		left = el.Seconds() / float64(done) * float64(total-done)
+	}
+	if maxTime > 0 {
+		if byTime := max(0, (maxTime - el).Seconds()); left < 0 || byTime < left {
+			return fmt.Sprintf("%.0f s (TEST_MAX_TIME)", byTime)
+		}
+	}
+	if left < 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.0f s", left)
 }
 
 func (p *progress) stop() {

@@ -284,7 +284,7 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 			return 0, nil, bad(err)
 		}
 		c := p.Loaded.Config
-		if s.Form != External && s.Form != Embedded && c.Value("USE_SSL") == "true" {
+		if s.Form != External && s.Form != Embedded && strings.EqualFold(c.Value("USE_SSL"), "true") {
 			if c.NotEmpty("ES_API_KEY") {
 				return 0, nil, bad(&config.Error{Key: "ES_API_KEY", Value: config.Mask, Msg: "side " + s.Name + "'s server is started by the routine, which makes a user on it but no API key", Valid: "USERNAME and PASSWORD, or an external side"})
 			}
@@ -295,7 +295,7 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 			if err := sec.Check(); err != nil {
 				return 0, nil, bad(fmt.Errorf("side %s: %w", s.Name, err))
 			}
-			if sec.User != provision.Superuser && !strings.HasPrefix(c.DBName, provision.UserIndices) {
+			if sec.User != provision.Superuser && !strings.HasPrefix(strings.ToLower(c.DBName), provision.UserIndices) {
 				return 0, nil, bad(&config.Error{Key: "DB_NAME", Value: c.DBName, Msg: "side " + s.Name + "'s secured node gives USERNAME=" + sec.User + " the indices " + provision.UserIndices + "* only", Valid: "a name starting with " + provision.UserIndices + ", or USERNAME=" + provision.Superuser})
 			}
 			r.secure[s.Name] = sec

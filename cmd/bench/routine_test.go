@@ -155,6 +155,7 @@ func TestRoutineRefusals(t *testing.T) {
 		{append(small, "--baseline", "a=embedded", "--contender", "b=embedded", "--resume"), "holds no routine to resume (no routine.json: a routine writes it before its first run)"},
 		{[]string{"routine", "-c", "examples/iotdb.properties", "--baseline", "a=" + dist, "--contender", "b=iotdb"}, "is not an unpacked IoTDB, Elasticsearch or OpenSearch distribution"},
 		{slicesConcat(secured, []string{"--baseline", "a=elasticsearch:7.17.29", "--contender", "b=elasticsearch:8.19.21"}), "side a: security (USE_SSL=true) on elasticsearch:7.17.29: the released zips before 8.x are the OSS build"},
+		{slicesConcat(secured, []string{"--set", "USE_SSL=TRUE", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=opensearch:2.19.6"}), "side b: security (USE_SSL=true) on a opensearch the routine starts"},
 		{slicesConcat(secured, []string{"--baseline", "a=elasticsearch:8.19.21", "--contender", "b=opensearch:2.19.6"}), "side b: security (USE_SSL=true) on a opensearch the routine starts"},
 		{slicesConcat(secured, []string{"--set", "USERNAME=", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:9.0.0"}), "side a: security (USE_SSL=true) on an Elasticsearch the routine starts needs the user to make on it"},
 		{slicesConcat(secured, []string{"--set", "DB_NAME=metrics", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:9.0.0"}), "DB_NAME=metrics: side a's secured node gives USERNAME=tsbench the indices tsbench* only (valid: a name starting with tsbench, or USERNAME=elastic)"},
@@ -549,6 +550,12 @@ func TestRoutineSecuredReleased(t *testing.T) {
 		t.Skip("needs what the secured Elasticsearch needs (scripts/elasticsearch install, openssl): ES_SECURITY=1 ES_PORT=9202 scripts/elasticsearch start, then TSBENCH_ES_SECURE=127.0.0.1:9202; this test starts nodes of its own on 9260-9261")
 	}
 	const password = "routine-made-7f3a"
+	// The role's indices are matched as the adapter names them, lower case,
+	// and USE_SSL in any case a boolean takes.
+	if r := bench(t, "routine", "-c", "examples/elasticsearch.properties", "--set", "USE_SSL=True", "--set", "USERNAME=tsbench", "--set", "DB_NAME=TSBENCH_Upper",
+		"--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:8.19.21", "--aa", "--dry-run", "--out", t.TempDir()); r.code != 0 {
+		t.Fatalf("--dry-run with DB_NAME=TSBENCH_Upper: exit %d\n%s", r.code, r.stderr)
+	}
 	out := t.TempDir()
 	t.Cleanup(func() {
 		// As root the nodes' state is under /var/lib/tsbench, not in out.

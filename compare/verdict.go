@@ -123,18 +123,23 @@ func (j Judgement) Where() string {
 // ChangeText is the medians, the change and its interval: "10.2 → 10.6
 // ms, +4.10% [−2.00%, +10.60%]".
 func (j Judgement) ChangeText() string {
-	iv := j.Interval
-	if iv != nil && !iv.Abs && Pct(iv.Est) != Pct(j.Change) {
-		// The interval is made around its own estimate (paired log-ratios,
-		// mean logs), which the medians' change need not be near: a
-		// percent beside an interval that leaves it out reads as an error.
-		return fmt.Sprintf("%s → %s %s (medians: %s), estimated %s %s", num3(j.Baseline), num3(j.Value), j.Unit, Pct(j.Change), Pct(iv.Est), iv.Text())
+	return fmt.Sprintf("%s → %s %s%s", num3(j.Baseline), num3(j.Value), j.Unit, ChangeWords(j.Change, j.Interval))
+}
+
+// ChangeWords follows "a → b unit" with the medians' change in percent
+// and its interval: ", +4.10% [−2.00%, +10.60%]". The interval is made
+// around its own estimate (paired log-ratios, mean logs), which the
+// medians' change need not be near, and a percent beside an interval that
+// leaves it out reads as an error: where the two differ it gives both,
+// " (medians: -13.37%), estimated -16.04% [-19.37%, -12.57%]".
+func ChangeWords(change float64, iv *Interval) string {
+	switch {
+	case iv == nil:
+		return ", " + Pct(change)
+	case !iv.Abs && Pct(iv.Est) != Pct(change):
+		return fmt.Sprintf(" (medians: %s), estimated %s %s", Pct(change), Pct(iv.Est), iv.Text())
 	}
-	s := fmt.Sprintf("%s → %s %s, %s", num3(j.Baseline), num3(j.Value), j.Unit, Pct(j.Change))
-	if iv != nil {
-		s += " " + iv.Text()
-	}
-	return s
+	return ", " + Pct(change) + " " + iv.Text()
 }
 
 // Text is the interval in brackets: percent changes, or differences in

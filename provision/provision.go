@@ -142,6 +142,15 @@ func (s Server) CAFile() string {
 	return filepath.Join(s.Home, "certs", "ca.pem")
 }
 
+// TrustSets are the keys a run sets to trust a secured server's
+// certificate (its CA, ES_CA_FILE); none for a server without security.
+func (s Server) TrustSets() []string {
+	if ca := s.CAFile(); ca != "" {
+		return []string{"ES_CA_FILE=" + ca}
+	}
+	return nil
+}
+
 // UseDist makes dist (a folder, or an archive unpacked once into cache)
 // the distribution the server runs, refusing one of another kind and a
 // version given beside it.
@@ -382,9 +391,7 @@ func PortStride(k Kind) int {
 func (s Server) ClientSets() []string {
 	port := cmp.Or(s.Port, DefaultPort(s.Kind))
 	sets := []string{"PORT=" + strconv.Itoa(port)}
-	if ca := s.CAFile(); ca != "" {
-		sets = append(sets, "ES_CA_FILE="+ca)
-	}
+	sets = append(sets, s.TrustSets()...)
 	if s.Kind == IoTDB {
 		shift := port - DefaultPort(IoTDB)
 		sets = append(sets, "IOTDB_METRICS_PORT="+strconv.Itoa(9092+shift), "IOTDB_CONFIGNODE_METRICS_PORT="+strconv.Itoa(9091+shift))

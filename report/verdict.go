@@ -94,7 +94,7 @@ func movedTelemetry(c *compare.Comparison, limit float64) []string {
 			if iv == nil || iv.Abs || math.IsNaN(ch.DiffPct) || !(iv.Lo > limit || iv.Hi < -limit) {
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s: %s of %s (%s): %s → %s %s, %s %s", c.Contenders[i].Label, r.Key.Metric, r.Key.Op, r.Key.Phase, num(r.Baseline.Median), num(ch.Median), r.Metric.Unit, compare.Pct(ch.DiffPct), iv.Text()))
+			out = append(out, fmt.Sprintf("%s: %s of %s (%s): %s → %s %s%s", c.Contenders[i].Label, r.Key.Metric, r.Key.Op, r.Key.Phase, num(r.Baseline.Median), num(ch.Median), r.Metric.Unit, compare.ChangeWords(ch.DiffPct, iv)))
 		}
 	}
 	if len(out) == 0 {

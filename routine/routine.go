@@ -314,9 +314,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 				if r.up != nil {
 					r.job.Sets = append(r.job.Sets, r.srv.ClientSets()...)
 				} else {
-					if ca := r.srv.CAFile(); ca != "" {
-						r.job.Sets = append(r.job.Sets, "ES_CA_FILE="+ca)
-					}
+					r.job.Sets = append(r.job.Sets, r.srv.TrustSets()...)
 					t0 := time.Now()
 					err := o.startServer(ctx, *r.srv)
 					tm.Servers += time.Since(t0)

@@ -295,8 +295,17 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 			if err := sec.Check(); err != nil {
 				return 0, nil, bad(fmt.Errorf("side %s: %w", s.Name, err))
 			}
-			if sec.User != provision.Superuser && !strings.HasPrefix(strings.ToLower(c.DBName), provision.UserIndices) {
-				return 0, nil, bad(&config.Error{Key: "DB_NAME", Value: c.DBName, Msg: "side " + s.Name + "'s secured node gives USERNAME=" + sec.User + " the indices " + provision.UserIndices + "* only", Valid: "a name starting with " + provision.UserIndices + ", or USERNAME=" + provision.Superuser})
+			if sec.User != provision.Superuser {
+				// The indices the runs write: a track names its own.
+				key, value, indices := "DB_NAME", c.DBName, []string{c.DBName}
+				if p.Plan.Track != nil {
+					key, value, indices = "TRACK_PATH", c.TrackPath, p.Plan.Track.IndexNames()
+				}
+				for _, ix := range indices {
+					if !strings.HasPrefix(strings.ToLower(ix), provision.UserIndices) {
+						return 0, nil, bad(&config.Error{Key: key, Value: value, Msg: "side " + s.Name + "'s secured node gives USERNAME=" + sec.User + " the indices " + provision.UserIndices + "* only, and the runs write " + strings.ToLower(ix), Valid: "indices starting with " + provision.UserIndices + ", or USERNAME=" + provision.Superuser})
+					}
+				}
 			}
 			r.secure[s.Name] = sec
 		}

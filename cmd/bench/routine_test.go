@@ -126,6 +126,14 @@ func TestRoutineChecksAnswers(t *testing.T) {
 
 func TestRoutineRefusals(t *testing.T) {
 	dist := t.TempDir()
+	// A track whose index is outside the role's tsbench* (as Rally's are).
+	track := t.TempDir()
+	doc := `{"@timestamp": 893964617, "status": 200}` + "\n"
+	for name, body := range map[string]string{"d.json": doc, "track.json": fmt.Sprintf(`{"indices": [{"name": "logs-small"}], "corpora": [{"name": "c", "documents": [{"source-file": "d.json", "target-index": "logs-small", "document-count": 1, "uncompressed-bytes": %d}]}], "schedule": [{"operation": {"operation-type": "bulk", "bulk-size": 1}, "clients": 1}]}`, len(doc))} {
+		if err := os.WriteFile(filepath.Join(track, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	secured := []string{"routine", "-c", "examples/elasticsearch.properties", "--set", "USE_SSL=true", "--set", "USERNAME=tsbench", "--set", "PASSWORD=tsbench-pass"}
 	for _, tc := range []struct {
 		args []string
@@ -158,7 +166,8 @@ func TestRoutineRefusals(t *testing.T) {
 		{slicesConcat(secured, []string{"--set", "USE_SSL=TRUE", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=opensearch:2.19.6"}), "side b: security (USE_SSL=true) on a opensearch the routine starts"},
 		{slicesConcat(secured, []string{"--baseline", "a=elasticsearch:8.19.21", "--contender", "b=opensearch:2.19.6"}), "side b: security (USE_SSL=true) on a opensearch the routine starts"},
 		{slicesConcat(secured, []string{"--set", "USERNAME=", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:9.0.0"}), "side a: security (USE_SSL=true) on an Elasticsearch the routine starts needs the user to make on it"},
-		{slicesConcat(secured, []string{"--set", "DB_NAME=metrics", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:9.0.0"}), "DB_NAME=metrics: side a's secured node gives USERNAME=tsbench the indices tsbench* only (valid: a name starting with tsbench, or USERNAME=elastic)"},
+		{slicesConcat(secured, []string{"--set", "DB_NAME=metrics", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:9.0.0"}), "DB_NAME=metrics: side a's secured node gives USERNAME=tsbench the indices tsbench* only, and the runs write metrics (valid: indices starting with tsbench, or USERNAME=elastic)"},
+		{slicesConcat(secured, []string{"--set", "TRACK_PATH=" + track, "--set", "QUERY_ROUNDS=0", "--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:9.0.0"}), "side a's secured node gives USERNAME=tsbench the indices tsbench* only, and the runs write logs-small (valid: indices starting with tsbench, or USERNAME=elastic)"},
 		{slicesConcat(secured, []string{"--set", "ES_API_KEY=aWQ6a2V5", "--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:9.0.0"}), "ES_API_KEY=******: side a's server is started by the routine, which makes a user on it but no API key"},
 	} {
 		out := t.TempDir()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -544,14 +545,18 @@ func noSecretIn(t *testing.T, r result, dir, secret string) {
 	}
 }
 
-// TestRoutineSecuredReleased: sides the routine starts itself, with
-// USE_SSL=true, run on Elasticsearch nodes with security on: the routine
-// makes USERNAME on each with the config's PASSWORD (not the script's
-// default, so the runs succeed only if it did), and each run trusts its
-// side's own CA. A duet with the servers kept running: two secured starts
-// (about 40 s each) are what CI can afford. The password is in no output
-// and no file.
-func TestRoutineSecuredReleased(t *testing.T) {
+// TestRoutineSecuredSides: seed report 4's shape (a secured server over
+// many indices with aliases, against a server tsbench cannot start), small.
+// The baseline is a release the routine starts itself with USE_SSL=true: it
+// makes USERNAME on the node with the config's PASSWORD (not the script's
+// default, so the runs succeed only if it did), and each run trusts that
+// side's own CA. The contender is external: a secured node started before
+// the routine on a port of its own, which the side's commands stop and
+// start around each run (the first start finds it up). The baseline is
+// kept running and the runs make no query rounds, so that five secured
+// starts (20-40 s each) are all the test costs: about two minutes. The
+// password is in no output and no file.
+func TestRoutineSecuredSides(t *testing.T) {
 	if os.Getenv("TSBENCH_ES_SECURE") == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("CI runs this test beside the secured Elasticsearch (its zip and openssl): TSBENCH_ES_SECURE is needed")
@@ -566,35 +571,72 @@ func TestRoutineSecuredReleased(t *testing.T) {
 		t.Fatalf("--dry-run with DB_NAME=TSBENCH_Upper: exit %d\n%s", r.code, r.stderr)
 	}
 	out := t.TempDir()
+	// As root the nodes' state is under /var/lib/tsbench, where the node's
+	// user can enter, not in out.
+	external := provision.StateFolder(provision.Elasticsearch, filepath.Join(out, "external"), "b")
+	calls := filepath.Join(t.TempDir(), "calls")
+	es := "ES_SECURITY=1 ES_PORT=9261 ES_HOME_DIR=" + external + ` ES_USER_PASSWORD="$TSBENCH_TEST_PASSWORD" bash scripts/elasticsearch`
+	env := []string{"TSBENCH_TEST_PASSWORD=" + password}
+	script := func(action string) error {
+		cmd := exec.Command("sh", "-c", es+" "+action)
+		cmd.Dir = filepath.Join("..", "..")
+		cmd.Env = append(os.Environ(), env...)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s: %w\n%s", action, err, b)
+		}
+		return nil
+	}
 	t.Cleanup(func() {
-		// As root the nodes' state is under /var/lib/tsbench, not in out.
-		if d := filepath.Dir(provision.StateFolder(provision.Elasticsearch, filepath.Join(out, "servers"), "a")); strings.HasPrefix(d, "/var/lib/tsbench/routine-") {
-			os.RemoveAll(d)
+		if err := script("wipe"); err != nil {
+			t.Error(err)
+		}
+		for _, d := range []string{external, provision.StateFolder(provision.Elasticsearch, filepath.Join(out, "servers"), "a")} {
+			if d := filepath.Dir(d); strings.HasPrefix(d, "/var/lib/tsbench/routine-") {
+				os.RemoveAll(d)
+			}
 		}
 	})
-	r := bench(t, "routine", "-c", "examples/elasticsearch.properties", "--set", "PORT=9260", "--set", "USE_SSL=true",
-		"--set", "USERNAME=tsbench", "--set", "PASSWORD="+password, "--set", "LOOP=24", "--set", "GROUP_NUMBER=1", "--set", "DEVICE_NUMBER=2",
-		"--set", "DATA_CLIENT_NUMBER=2", "--set", "DB_NAME=tsbench_routine_released", "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=4",
-		"--baseline", "a=elasticsearch:8.19.21", "--contender", "b=elasticsearch:8.19.21", "--aa", "--duet", "--runs", "4", "--out", out)
+	if err := script("wipe && " + es + " start"); err != nil {
+		t.Fatal(err)
+	}
+	r := benchEnv(t, env, "routine", "-c", "examples/es-many-indices.properties", "--set", "PORT=9260", "--set", "PASSWORD="+password,
+		"--set", "ES_EXTRA_INDICES=20", "--set", "DEVICE_NUMBER=4", "--set", "DATA_CLIENT_NUMBER=2", "--set", "TEST_MAX_TIME=3000", "--set", "QUERY_ROUNDS=0",
+		"--set", "START_COMMAND=echo start >> "+calls+" && "+es+" start", "--set", "STOP_COMMAND=echo stop >> "+calls+" && "+es+" stop",
+		"--side-set", "b:PORT=9261", "--side-set", "b:ES_CA_FILE="+filepath.Join(external, "certs", "ca.pem"),
+		"--baseline", "a=elasticsearch:8.19.21", "--contender", "b=external", "--aa", "--keep-running", "--warmup-runs", "0", "--runs", "4", "--out", out)
 	if !aaStated(r) && r.code != 1 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "HTTPS with the CA") {
-		t.Errorf("the log does not say the nodes were secured:\n%s", r.stderr)
+		t.Errorf("the log does not say the routine's node was secured:\n%s", r.stderr)
 	}
 	noSecretIn(t, r, out, password)
+	noSecretIn(t, r, filepath.Dir(external), password)
+	if count := countLines(t, calls); len(count) != 2 || count["start"] != 4 || count["stop"] != 4 {
+		t.Errorf("the external side's commands ran %v, want each 4 times: around each of its runs", count)
+	}
+	if err := exec.Command("sh", "-c", "exec 3<>/dev/tcp/127.0.0.1/9261").Run(); err == nil {
+		t.Error("the external node still listens after the routine: its STOP_COMMAND did not stop it")
+	}
 	recs := records(t, filepath.Join(out, "results"))
 	if len(recs) != 8 {
 		t.Fatalf("%d records, want 8", len(recs))
 	}
 	for _, rec := range recs {
 		side := rec.Routine.Side
-		ca := provision.StateFolder(provision.Elasticsearch, filepath.Join(out, "servers"), side)
-		if got := rec.Config["ES_CA_FILE"]; got != filepath.Join(ca, "certs", "ca.pem") {
-			t.Errorf("side %s's run trusted %q, want its own CA in %s", side, got, ca)
+		ca := filepath.Join(provision.StateFolder(provision.Elasticsearch, filepath.Join(out, "servers"), side), "certs", "ca.pem")
+		if side == "b" {
+			ca = filepath.Join(external, "certs", "ca.pem")
+		}
+		if got := rec.Config["ES_CA_FILE"]; got != ca {
+			t.Errorf("side %s's run trusted %q, want its own CA %s", side, got, ca)
 		}
 		if why := rec.Failure(0); why != "" {
 			t.Errorf("side %s's run failed: %s", side, why)
+		}
+		if len(rec.Phases) == 0 || rec.Phases[0].Operations[0].OKOps == 0 {
+			t.Errorf("side %s's run ingested nothing", side)
 		}
 	}
 }

@@ -108,7 +108,19 @@ func RallyTables(c *compare.Comparison) []Table {
 	if st, ok := serverMetricsTable(c); ok {
 		out = append(out, st)
 	}
-	return append(out, telemetryTables(c)...)
+	return estNoted(append(out, telemetryTables(c)...))
+}
+
+// estNoted adds EstNote to every table with an "est." cell.
+func estNoted(ts []Table) []Table {
+	for i := range ts {
+		if slices.ContainsFunc(ts[i].Rows, func(row []string) bool {
+			return slices.ContainsFunc(row, func(cell string) bool { return strings.Contains(cell, "est. ") })
+		}) {
+			ts[i].Notes = append(ts[i].Notes, EstNote)
+		}
+	}
+	return ts
 }
 
 // ciHeader names the interval column by its level: "90% CI".
@@ -424,7 +436,7 @@ func PRTables(c *compare.Comparison) []Table {
 	if st, ok := serverMetricsTable(c); ok {
 		out = append(out, st)
 	}
-	out = append(out, telemetryTables(c)...)
+	out = estNoted(append(out, telemetryTables(c)...))
 	for i := range out {
 		out[i].Fold = true
 	}

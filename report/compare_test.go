@@ -181,3 +181,32 @@ func TestReadableCells(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateBesideItsInterval: a table cell whose change of the medians
+// lies outside its interval gives the interval's own estimate ("est.")
+// and the table explains it; a change inside, or outside only before
+// rounding, is printed as before.
+func TestEstimateBesideItsInterval(t *testing.T) {
+	iv := &compare.Interval{Lo: -6.96, Hi: 13.66, Level: 0.9, Est: 2.84}
+	for _, tc := range []struct {
+		name         string
+		ratio        float64
+		pr, interval string
+	}{
+		{"outside", 0.9228, " (est. 1.03) [0.93, 1.14]", "est. +2.84% [-6.96%, +13.66%]"},
+		{"inside", 1.05, " [0.93, 1.14]", "[-6.96%, +13.66%]"},
+		{"outside before rounding", 0.93035, " [0.93, 1.14]", "[-6.96%, +13.66%]"},
+	} {
+		ch := compare.Change{Ratio: tc.ratio, DiffPct: 100 * (tc.ratio - 1), Interval: iv}
+		if got := ratioInterval(ch); got != tc.pr {
+			t.Errorf("%s: ratio cell %q, want %q", tc.name, got, tc.pr)
+		}
+		if got := intervalCell(ch); got != tc.interval {
+			t.Errorf("%s: interval cell %q, want %q", tc.name, got, tc.interval)
+		}
+	}
+	ts := estNoted([]Table{{Rows: [][]string{{"x", "0.92 (est. 1.03) [0.93, 1.14] ~"}}}, {Rows: [][]string{{"y", "1.05 [0.93, 1.14] ~"}}}})
+	if len(ts[0].Notes) != 1 || ts[0].Notes[0] != EstNote || len(ts[1].Notes) != 0 {
+		t.Errorf("notes %q and %q, want EstNote on the first table alone", ts[0].Notes, ts[1].Notes)
+	}
+}

@@ -109,19 +109,43 @@ func movedTelemetry(c *compare.Comparison, limit float64) []string {
 }
 
 // intervalCell is a change's interval for a table cell, "" without one.
+// Where the medians' change (the Diff % beside it) lies outside it, the
+// interval's own estimate comes first, "est. +2.84% [-6.96%, +13.66%]": a
+// reader who sees the change outside its interval would otherwise take
+// one of them for wrong.
 func intervalCell(ch compare.Change) string {
-	if ch.Interval == nil {
+	iv := ch.Interval
+	if iv == nil {
 		return ""
 	}
-	return ch.Interval.Text()
+	if !iv.Abs && outside(ch.DiffPct, iv.Lo, iv.Hi) {
+		return "est. " + compare.Pct(iv.Est) + " " + iv.Text()
+	}
+	return iv.Text()
 }
 
 // ratioInterval is the interval as ratios, for the PR layout's ratio
-// columns: "[0.98, 1.11]".
+// columns: "[0.98, 1.11]", or " (est. 1.03) [0.93, 1.14]" where the ratio
+// of the medians before it lies outside it (as intervalCell).
 func ratioInterval(ch compare.Change) string {
 	iv := ch.Interval
 	if iv == nil || iv.Abs {
 		return ""
 	}
-	return fmt.Sprintf(" [%.2f, %.2f]", 1+iv.Lo/100, 1+iv.Hi/100)
+	lo, hi := 1+iv.Lo/100, 1+iv.Hi/100
+	if outside(ch.Ratio, lo, hi) {
+		return fmt.Sprintf(" (est. %.2f) [%.2f, %.2f]", 1+iv.Est/100, lo, hi)
+	}
+	return fmt.Sprintf(" [%.2f, %.2f]", lo, hi)
+}
+
+// EstNote is the tables' note on "est.".
+const EstNote = "est.: where the change of the medians lies outside its interval, the interval's own estimate is given beside it. The interval is made around the runs' mean log-ratio (within blocks with --paired), which can differ from the change of the medians; the gate judges the interval."
+
+// outside says whether x lies outside [lo, hi] as the tables print them,
+// to two decimals (of a percent or of a ratio): no "est." where the printed
+// figures look inside.
+func outside(x, lo, hi float64) bool {
+	r := func(x float64) float64 { return math.Round(100*x) / 100 }
+	return !math.IsNaN(x) && !math.IsInf(x, 0) && (r(x) < r(lo) || r(x) > r(hi))
 }

@@ -513,6 +513,8 @@ func verdictOf(ch compare.Change) string {
 		return VerdictWorse
 	case "~":
 		return VerdictNoChange
+	case compare.CannotTell:
+		return VerdictCannotTell
 	}
 	return VerdictNotJudged
 }

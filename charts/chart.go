@@ -128,6 +128,8 @@ const (
 	VerdictBetter    = "better"
 	VerdictNoChange  = "no significant difference"
 	VerdictNotJudged = "not judged"
+	// VerdictCannotTell is a gated row the gate left inconclusive.
+	VerdictCannotTell = "cannot tell"
 )
 
 // VerdictColours colour the bars of a ratio chart.
@@ -136,6 +138,9 @@ var VerdictColours = map[string]color.NRGBA{
 	VerdictBetter:    hex("#44AA99"),
 	VerdictNoChange:  hex("#DDDDDD"),
 	VerdictNotJudged: hex("#BBBBBB"),
+	// Sand: apart from the others in hue, and lighter than worse and
+	// better in greyscale.
+	VerdictCannotTell: hex("#DDCC77"),
 }
 
 func hex(s string) color.NRGBA {

@@ -607,6 +607,12 @@ const nearZero = 1e-3
 // Untested is the verdict of a gated row that could not be tested.
 const Untested = "untested"
 
+// CannotTell is the verdict of a gated row the gate left inconclusive
+// that the test found no significant change in ("~" before the gate):
+// "no significant change" would say the runs saw none, when they could
+// not tell.
+const CannotTell = "?"
+
 // NotMeasuredVerdict is the verdict of a row whose phase a side did not
 // measure.
 const NotMeasuredVerdict = "not measured"

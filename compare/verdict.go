@@ -261,7 +261,7 @@ func (c *Comparison) Decide(failAbove float64, untested string) *Verdict {
 	v := &Verdict{FailAbove: failAbove, Alpha: c.Options.Alpha, Confidence: conf}
 	for i, side := range c.Contenders {
 		type cand struct {
-			j     int
+			j, r  int
 			p     float64
 			e     estimate
 			limit float64
@@ -269,7 +269,7 @@ func (c *Comparison) Decide(failAbove float64, untested string) *Verdict {
 			ch    Change
 		}
 		var cands []cand
-		for _, row := range c.Rows {
+		for r, row := range c.Rows {
 			ch := row.Contender[i]
 			if !ch.Gated {
 				continue
@@ -302,7 +302,7 @@ func (c *Comparison) Decide(failAbove float64, untested string) *Verdict {
 				if e.log && j.Limit > failAbove*(1+1e-9)+1e-9 {
 					j.Why = fmt.Sprintf("the %s limit widened by the noise floor", pctLimit(failAbove))
 				}
-				cands = append(cands, cand{j: len(v.Rows), p: e.pBeyond(row.Metric, limit), e: e, limit: limit, m: row.Metric, ch: ch})
+				cands = append(cands, cand{j: len(v.Rows), r: r, p: e.pBeyond(row.Metric, limit), e: e, limit: limit, m: row.Metric, ch: ch})
 			}
 			v.Rows = append(v.Rows, j)
 		}
@@ -324,6 +324,9 @@ func (c *Comparison) Decide(failAbove float64, untested string) *Verdict {
 			default:
 				j.Decision = Inconclusive
 				j.Runs = cd.e.runsNeeded(cd.m, cd.limit, aWithin, c.Options.Alpha/float64(len(cands)))
+				if ch := &c.Rows[cd.r].Contender[i]; ch.Verdict == "~" {
+					ch.Verdict = CannotTell
+				}
 			}
 			if j.abs && j.Decision != Better {
 				j.Why = fmt.Sprintf("judged on the difference, in %s (a run has 0)", j.Unit)

@@ -240,3 +240,36 @@ func TestUnevenSidesHaveIntervals(t *testing.T) {
 		t.Fatalf("no intervals: %+v", cmp.Rows[0].Contender[0])
 	}
 }
+
+// TestCannotTellIsNotNoChange: a gated row the test finds no significant
+// change in is "~" while the gate proves it within the limit, and "?"
+// (cannot tell) where the gate leaves it inconclusive; a row that is
+// worse keeps "worse".
+func TestCannotTellIsNotNoChange(t *testing.T) {
+	base := latencyRuns("a", 10, 12, 8, 11, 9)
+	same := latencyRuns("b", 10.2, 12.1, 8.3, 10.8, 9.1) // about +1% ± 15%
+	verdict := func(limit float64) string {
+		cmp := New(base, []Side{same}, Options{Alpha: 0.01, MinAbsMS: DefaultMinAbsMS})
+		cmp.Decide(limit, UntestedFail)
+		for _, r := range cmp.Rows {
+			if r.Key.Metric == "mean latency" {
+				return r.Contender[0].Verdict
+			}
+		}
+		return ""
+	}
+	if got := verdict(10); got != CannotTell {
+		t.Errorf("inconclusive at --fail-above 10: verdict %q, want %q", got, CannotTell)
+	}
+	if got := verdict(60); got != "~" {
+		t.Errorf("within at --fail-above 60: verdict %q, want ~", got)
+	}
+	slow := latencyRuns("b", 20, 21, 19, 20.5, 19.5)
+	cmp := New(base, []Side{slow}, Options{Alpha: 0.01, MinAbsMS: DefaultMinAbsMS})
+	cmp.Decide(10, UntestedFail)
+	for _, r := range cmp.Rows {
+		if r.Key.Metric == "mean latency" && r.Contender[0].Verdict != "worse" {
+			t.Errorf("twice as slow: verdict %q, want worse", r.Contender[0].Verdict)
+		}
+	}
+}

@@ -272,6 +272,9 @@ func notes(c *compare.Comparison) []string {
 		"Directions: throughput higher is better; latency and error rate lower is better; ok operations neutral.",
 		ciHeader(c) + ": the change's confidence interval, on log values as the row's test (paired within the routine's blocks, or Welch's), in percent; on the difference of the means, in the unit, where a run has a 0.",
 	}...)
+	if cannotTell(c) {
+		n = append(n, CannotTellNote)
+	}
 	if c.Unpaired != "" {
 		n = append(n, "Tested unpaired: --paired asked for pairs, and "+c.Unpaired+".")
 	}
@@ -417,6 +420,9 @@ func PRTables(c *compare.Comparison) []Table {
 	if hasRounds && seenOp[config.Ingestion] {
 		t.Notes[0] += " The ingestion rows come from the ingest phase before the query rounds."
 	}
+	if cannotTell(c) {
+		t.Notes[0] += " " + CannotTellNote
+	}
 	if len(untested) > 0 {
 		var ns []string
 		for n := range untested {
@@ -456,8 +462,11 @@ func dedupe(xs []string) []string {
 }
 
 func noteOf(ch compare.Change) string {
-	if ch.Verdict == "" || ch.Verdict == "~" || ch.Verdict == compare.Untested {
+	switch ch.Verdict {
+	case "", "~", compare.Untested:
 		return ch.Note
+	case compare.CannotTell:
+		return "cannot tell (" + ch.Note + ")"
 	}
 	return ch.Verdict + " (" + ch.Note + ")"
 }
@@ -470,8 +479,25 @@ func verdictMark(ch compare.Change) string {
 		return " ↓"
 	case "~":
 		return " ~"
+	case compare.CannotTell:
+		return " ?"
 	}
 	return ""
+}
+
+// CannotTellNote says what "?" means, for a comparison with such a row.
+const CannotTellNote = "? = cannot tell: no significant change, yet the interval does not prove the row within --fail-above either (the gate's inconclusive); more runs would decide it."
+
+// cannotTell says whether any row of c has the verdict "?".
+func cannotTell(c *compare.Comparison) bool {
+	for _, r := range c.Rows {
+		for _, ch := range r.Contender {
+			if ch.Verdict == compare.CannotTell {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func findRow(metric, op, phase string, rows []compare.Row) (compare.Row, bool) {

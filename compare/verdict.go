@@ -386,9 +386,35 @@ func (v *Verdict) status() (string, string) {
 			}
 			names = append(names, j.Contender+": "+j.Metric+" of "+j.Operation)
 		}
-		return Undetermined, fmt.Sprintf("Gate inconclusive: %d of %d gated rows are neither proven within %s nor shown worse (%s); no regression was found.", len(open), len(v.Rows), pctLimit(v.FailAbove), strings.Join(names, ", "))
+		return Undetermined, fmt.Sprintf("Gate inconclusive: %d of %d gated rows are neither proven within %s nor shown worse (%s); no regression was found%s.", len(open), len(v.Rows), pctLimit(v.FailAbove), strings.Join(names, ", "), settleHint(open))
 	}
 	return Passed, fmt.Sprintf("Gate passed: all %d gated rows are proven within %s (or better) at %.4g%% confidence each.", len(pass), pctLimit(v.FailAbove), 100*(1-(1-v.Confidence)/2))
+}
+
+// settleHint says how many runs a side would likely settle the open rows,
+// the most any of them needs, so that an inconclusive headline ends in
+// what to do: "; about 42 runs a side would likely settle them". Rows that
+// more runs cannot settle (a change at the limit) are counted apart; rows
+// not tested or not measured have no such figure and get no hint.
+func settleHint(open []Judgement) string {
+	most, near := 0, 0
+	for _, j := range open {
+		switch {
+		case j.Decision != Inconclusive:
+			return ""
+		case j.Runs == 0:
+			near++
+		default:
+			most = max(most, j.Runs)
+		}
+	}
+	switch {
+	case near == 0:
+		return fmt.Sprintf("; about %d runs a side would likely settle them", most)
+	case most == 0:
+		return fmt.Sprintf("; more than %d runs a side would be needed: the changes sit near the limit", MaxRunsNeeded)
+	}
+	return fmt.Sprintf("; about %d runs a side would likely settle all but %d, whose changes sit near the limit", most, near)
 }
 
 // Lines are the verdict in full: the headline, then every row that is

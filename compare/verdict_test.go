@@ -273,3 +273,33 @@ func TestCannotTellIsNotNoChange(t *testing.T) {
 		}
 	}
 }
+
+// TestSettleHint: an inconclusive headline ends in the runs a side that
+// would likely settle its rows, the most any needs; rows near the limit
+// are counted apart, and rows more runs cannot settle (untested) get none.
+func TestSettleHint(t *testing.T) {
+	open := func(runs ...int) []Judgement {
+		var js []Judgement
+		for _, r := range runs {
+			js = append(js, Judgement{Decision: Inconclusive, Runs: r})
+		}
+		return js
+	}
+	for _, tc := range []struct {
+		open []Judgement
+		want string
+	}{
+		{open(12, 42, 18), "; about 42 runs a side would likely settle them"},
+		{open(12, 0, 18, 0), "; about 18 runs a side would likely settle all but 2, whose changes sit near the limit"},
+		{open(0), "; more than 100 runs a side would be needed: the changes sit near the limit"},
+		{append(open(12), Judgement{Decision: NotTested}), ""},
+	} {
+		if got := settleHint(tc.open); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.open, got, tc.want)
+		}
+	}
+	v := New(latencyRuns("a", 10, 10.5, 9.5, 10.2, 9.8), []Side{latencyRuns("b", 11.2, 11.7, 10.7, 11.4, 11.0)}, Options{Alpha: 0.01, MinAbsMS: DefaultMinAbsMS}).Decide(14, UntestedFail)
+	if !strings.Contains(v.Headline, "no regression was found; about ") || !strings.HasSuffix(v.Headline, " runs a side would likely settle them.") {
+		t.Errorf("headline %q", v.Headline)
+	}
+}

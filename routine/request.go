@@ -580,7 +580,7 @@ func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (bool, error) 
 	case v.Status == compare.Passed:
 		r.stopped = "every gated row is proven within the limit"
 	case r.look == r.Looks:
-		r.stopped = "its last look"
+		r.stopped = "it was the last look"
 	case r.Budget > 0 && elapsed+pair > r.Budget:
 		r.stopped = fmt.Sprintf("another pair of blocks (about %s) would not fit in --budget %s", pair.Round(time.Second), r.Budget)
 	default:

@@ -682,7 +682,7 @@ func TestRoutineStopsWhenItKnows(t *testing.T) {
 	}{
 		{"a 30% slowdown", []string{"--side-set", "b:NULL_SLOWDOWN_PCT=30", "--budget", "10m"}, 1, 0, 6, "because a regression is shown"},
 		{"a limit no run can prove, and a budget spent", []string{"--fail-above", "0.1", "--budget", "1s"}, 4, 1, 6, "would not fit in --budget 1s"},
-		{"two looks and no budget", []string{"--fail-above", "0.1", "--looks", "2"}, 4, 2, 2, "because its last look"},
+		{"two looks and no budget", []string{"--fail-above", "0.1", "--looks", "2"}, 4, 2, 2, "because it was the last look"},
 	} {
 		out := t.TempDir()
 		r := bench(t, append(slices.Clone(delayTarget), append(c.args, "--out", out)...)...)

@@ -205,7 +205,13 @@ const MaxRunsNeeded = 100
 // level 1−aWithin, or the change beyond it at aBeyond. 0 when more than
 // MaxRunsNeeded.
 func (e estimate) runsNeeded(m Metric, limit, aWithin, aBeyond float64) int {
-	w := e.worse(m)
+	return e.runsNeededFrom(e.worse(m), limit, aWithin, aBeyond)
+}
+
+// runsNeededFrom is runsNeeded for a change w for the worse, on the
+// estimate's scale: with w = 0 it says whether the spread alone, not the
+// change's nearness to the limit, puts a row beyond MaxRunsNeeded.
+func (e estimate) runsNeededFrom(w, limit, aWithin, aBeyond float64) int {
 	for n := e.n + 1; n <= MaxRunsNeeded; n++ {
 		fn := float64(n)
 		var se, df float64

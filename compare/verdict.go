@@ -73,8 +73,10 @@ type Judgement struct {
 	Runs int    `json:"runs_needed,omitempty"`
 	Why  string `json:"why,omitempty"`
 	// abs says Bound is in the unit, not percent; tested, that P is a
-	// test's.
-	abs, tested bool
+	// test's; wide, that even no change at all would need more than
+	// MaxRunsNeeded runs a side to be proven within the limit: the spread,
+	// not the change, is what keeps such a row open.
+	abs, tested, wide bool
 }
 
 // MarshalJSON writes a judgement with its non-finite figures (a change
@@ -192,6 +194,8 @@ func (j Judgement) Line() string {
 		switch {
 		case j.Runs > 0:
 			s += fmt.Sprintf("; about %d runs a side would settle it", j.Runs)
+		case j.wide:
+			s += fmt.Sprintf("; more than %d runs a side (its runs spread too widely for this limit even with no change)", MaxRunsNeeded)
 		case j.Interval != nil:
 			s += fmt.Sprintf("; more than %d runs a side (the change sits near the limit)", MaxRunsNeeded)
 		}
@@ -324,6 +328,7 @@ func (c *Comparison) Decide(failAbove float64, untested string) *Verdict {
 			default:
 				j.Decision = Inconclusive
 				j.Runs = cd.e.runsNeeded(cd.m, cd.limit, aWithin, c.Options.Alpha/float64(len(cands)))
+				j.wide = j.Runs == 0 && cd.e.runsNeededFrom(0, cd.limit, aWithin, c.Options.Alpha/float64(len(cands))) == 0
 				if ch := &c.Rows[cd.r].Contender[i]; ch.Verdict == "~" {
 					ch.Verdict = CannotTell
 				}
@@ -394,7 +399,7 @@ func (v *Verdict) status() (string, string) {
 // settleHint says how many runs a side would likely settle the open rows,
 // the most any of them needs, so that an inconclusive headline ends in
 // what to do: "; about 42 runs a side would likely settle them". Rows that
-// more runs cannot settle (a change at the limit) are counted apart; rows
+// would need more than MaxRunsNeeded are counted apart; rows
 // not tested or not measured have no such figure and get no hint.
 func settleHint(open []Judgement) string {
 	most, near := 0, 0
@@ -412,9 +417,9 @@ func settleHint(open []Judgement) string {
 	case near == 0:
 		return fmt.Sprintf("; about %d runs a side would likely settle them", most)
 	case most == 0:
-		return fmt.Sprintf("; more than %d runs a side would be needed: the changes sit near the limit", MaxRunsNeeded)
+		return fmt.Sprintf("; more than %d runs a side would be needed to settle them", MaxRunsNeeded)
 	}
-	return fmt.Sprintf("; about %d runs a side would likely settle all but %d, whose changes sit near the limit", most, near)
+	return fmt.Sprintf("; about %d runs a side would likely settle all but %d, which need more than %d", most, near, MaxRunsNeeded)
 }
 
 // Lines are the verdict in full: the headline, then every row that is

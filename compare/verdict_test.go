@@ -290,8 +290,8 @@ func TestSettleHint(t *testing.T) {
 		want string
 	}{
 		{open(12, 42, 18), "; about 42 runs a side would likely settle them"},
-		{open(12, 0, 18, 0), "; about 18 runs a side would likely settle all but 2, whose changes sit near the limit"},
-		{open(0), "; more than 100 runs a side would be needed: the changes sit near the limit"},
+		{open(12, 0, 18, 0), "; about 18 runs a side would likely settle all but 2, which need more than 100"},
+		{open(0), "; more than 100 runs a side would be needed to settle them"},
 		{append(open(12), Judgement{Decision: NotTested}), ""},
 	} {
 		if got := settleHint(tc.open); got != tc.want {
@@ -301,5 +301,30 @@ func TestSettleHint(t *testing.T) {
 	v := New(latencyRuns("a", 10, 10.5, 9.5, 10.2, 9.8), []Side{latencyRuns("b", 11.2, 11.7, 10.7, 11.4, 11.0)}, Options{Alpha: 0.01, MinAbsMS: DefaultMinAbsMS}).Decide(14, UntestedFail)
 	if !strings.Contains(v.Headline, "no regression was found; about ") || !strings.HasSuffix(v.Headline, " runs a side would likely settle them.") {
 		t.Errorf("headline %q", v.Headline)
+	}
+}
+
+// TestWhyMoreRunsWouldNotSettle: a row beyond MaxRunsNeeded says why: a
+// change near the limit (12% against 10%, runs steady), or runs that
+// spread too widely to be proven within the limit even with no change.
+func TestWhyMoreRunsWouldNotSettle(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		base, cont Side
+		want       string
+	}{
+		{"near", latencyRuns("a", 10, 10.5, 9.5, 10.2, 9.8), latencyRuns("b", 11.0, 11.6, 10.4, 11.3, 10.8), "(the change sits near the limit)"},
+		{"wide", latencyRuns("a", 10, 40, 5, 25, 8), latencyRuns("b", 30, 6, 12, 45, 9), "(its runs spread too widely for this limit even with no change)"},
+	} {
+		v := New(tc.base, []Side{tc.cont}, Options{Alpha: 0.01, MinAbsMS: DefaultMinAbsMS}).Decide(10, UntestedFail)
+		var line string
+		for _, j := range v.Of(Inconclusive) {
+			if j.Metric == "mean latency" {
+				line = j.Line()
+			}
+		}
+		if !strings.Contains(line, "more than 100 runs a side "+tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, line, tc.want)
+		}
 	}
 }

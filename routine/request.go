@@ -581,6 +581,13 @@ func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (bool, error) 
 		r.stopped = "every gated row is proven within the limit"
 	case r.look == r.Looks:
 		r.stopped = "it was the last look"
+		if left := r.Budget - elapsed; r.Budget > 0 && pair > 0 && left > pair {
+			// The routine stopped with time to spare: say how far more
+			// looks would have gone, which the user may choose next time.
+			more := int(left / pair)
+			r.stopped += fmt.Sprintf(", with %s of --budget %s left: about %d more pairs of blocks would have fit (--looks %d; more looks spend the levels thinner)",
+				left.Round(time.Second), r.Budget, more, r.Looks+more)
+		}
 	case r.Budget > 0 && elapsed+pair > r.Budget:
 		r.stopped = fmt.Sprintf("another pair of blocks (about %s) would not fit in --budget %s", pair.Round(time.Second), r.Budget)
 	default:

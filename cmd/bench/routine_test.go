@@ -668,7 +668,8 @@ var delayTarget = []string{"routine", "-c", "config.properties", "--set", "DB_SW
 
 // TestRoutineStopsWhenItKnows: with --budget the routine looks after its
 // first 4 runs a side and after every pair of blocks, and stops at the look
-// that decides (a 30% slowdown early), at the budget, or at its last look;
+// that decides (a 30% slowdown early), at the budget, or at its last look
+// (saying how much budget was left and the looks that would have used it);
 // the report says where and why, and the records are the runs made.
 func TestRoutineStopsWhenItKnows(t *testing.T) {
 	const passed = "because every gated row is proven within the limit"
@@ -683,6 +684,7 @@ func TestRoutineStopsWhenItKnows(t *testing.T) {
 		{"a 30% slowdown", []string{"--side-set", "b:NULL_SLOWDOWN_PCT=30", "--budget", "10m"}, 1, 0, 6, "because a regression is shown"},
 		{"a limit no run can prove, and a budget spent", []string{"--fail-above", "0.1", "--budget", "1s"}, 4, 1, 6, "would not fit in --budget 1s"},
 		{"two looks and no budget", []string{"--fail-above", "0.1", "--looks", "2"}, 4, 2, 2, "because it was the last look"},
+		{"two looks and time to spare", []string{"--fail-above", "0.1", "--looks", "2", "--budget", "10m"}, 4, 2, 2, "because it was the last look, with 9m"},
 	} {
 		out := t.TempDir()
 		r := bench(t, append(slices.Clone(delayTarget), append(c.args, "--out", out)...)...)

@@ -444,6 +444,21 @@ func testES(t *testing.T) (host, port string) {
 	return host, port
 }
 
+// testSecureES is the test suite's secured Elasticsearch (TSBENCH_ES_SECURE)
+// and the CA it is trusted by (TSBENCH_ES_SECURE_CA), as testES.
+func testSecureES(t *testing.T) (host, port, ca string) {
+	t.Helper()
+	addr := os.Getenv("TSBENCH_ES_SECURE")
+	if addr == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs this test against the secured Elasticsearch: TSBENCH_ES_SECURE is needed")
+		}
+		t.Skip("needs the secured Elasticsearch: ES_SECURITY=1 ES_PORT=9202 scripts/elasticsearch start, then TSBENCH_ES_SECURE=127.0.0.1:9202 TSBENCH_ES_SECURE_CA=<its state>/certs/ca.pem")
+	}
+	host, port, _ = strings.Cut(addr, ":")
+	return host, port, os.Getenv("TSBENCH_ES_SECURE_CA")
+}
+
 // TestRoutineTrack: a routine of a Rally track's ingest (no query rounds)
 // on the test suite's Elasticsearch, through external sides whose commands
 // write down each call: the routine starts and stops each side around each
@@ -501,18 +516,11 @@ func TestRoutineTrack(t *testing.T) {
 // sides: it runs to a verdict, and the password is in no output, record,
 // report or the routine's state.
 func TestRoutineSecured(t *testing.T) {
-	addr := os.Getenv("TSBENCH_ES_SECURE")
-	if addr == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs this test against the secured Elasticsearch: TSBENCH_ES_SECURE is needed")
-		}
-		t.Skip("needs the secured Elasticsearch: ES_SECURITY=1 ES_PORT=9202 scripts/elasticsearch start, then TSBENCH_ES_SECURE=127.0.0.1:9202 TSBENCH_ES_SECURE_CA=<its state>/certs/ca.pem")
-	}
-	host, port, _ := strings.Cut(addr, ":")
+	host, port, ca := testSecureES(t)
 	const password = "tsbench-pass"
 	out := t.TempDir()
 	r := bench(t, "routine", "-c", "examples/elasticsearch.properties", "--set", "HOST="+host, "--set", "PORT="+port, "--set", "USE_SSL=true",
-		"--set", "ES_CA_FILE="+os.Getenv("TSBENCH_ES_SECURE_CA"), "--set", "USERNAME=tsbench", "--set", "PASSWORD="+password,
+		"--set", "ES_CA_FILE="+ca, "--set", "USERNAME=tsbench", "--set", "PASSWORD="+password,
 		"--set", "LOOP=24", "--set", "GROUP_NUMBER=1", "--set", "DEVICE_NUMBER=2", "--set", "DATA_CLIENT_NUMBER=2", "--set", "DB_NAME=tsbench_routine_secured",
 		"--baseline", "a=external", "--contender", "b=external", "--aa", "--runs", "4", "--out", out)
 	if !aaStated(r) && r.code != 1 {
@@ -521,6 +529,49 @@ func TestRoutineSecured(t *testing.T) {
 	noSecretIn(t, r, out, password)
 	if n := len(records(t, filepath.Join(out, "results"))); n != 8 {
 		t.Fatalf("%d records, want 8", n)
+	}
+}
+
+// TestRoutinePipelineSides: seed report 2's shape, small: one secured
+// Elasticsearch (the test suite's) in two configurations, a Rally track
+// ingested through an empty ingest pipeline and through one with a
+// processor (set_security_user), as the superuser who may make pipelines,
+// through external sides. No --aa: the routine takes the sides' one
+// TRACK_CHALLENGE key for the change, names it in the report, and every
+// run sends the track's documents, each side through its own pipeline.
+func TestRoutinePipelineSides(t *testing.T) {
+	host, port, ca := testSecureES(t)
+	const docs, password = 5000, "tsbench-elastic" // the scripts' superuser
+	track := filepath.Join(t.TempDir(), "track")
+	mk := exec.Command("go", "run", "./tools/maketrack", "-out", track, "-docs", fmt.Sprint(docs), "-bulk-size", "500", "-clients", "2")
+	mk.Dir = filepath.Join("..", "..")
+	if b, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("maketrack: %v\n%s", err, b)
+	}
+	out := t.TempDir()
+	r := bench(t, "routine", "-c", "config.properties", "--set", "DB_SWITCH=Elasticsearch", "--set", "HOST="+host, "--set", "PORT="+port, "--set", "USE_SSL=true",
+		"--set", "ES_CA_FILE="+ca, "--set", "USERNAME=elastic", "--set", "PASSWORD="+password, "--set", "TRACK_PATH="+track,
+		"--set", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "--set", "QUERY_ROUNDS=0", "--set", "VERIFY=true", "--set", "INIT_WAIT_TIME=0",
+		"--set", "START_COMMAND=true", "--set", "STOP_COMMAND=true",
+		"--side-set", "empty:TRACK_CHALLENGE=append-empty-pipeline", "--side-set", "user:TRACK_CHALLENGE=append-user-pipeline",
+		"--baseline", "empty=external", "--contender", "user=external", "--runs", "4", "--out", out)
+	const change = `CONFIGURATION CHANGE: empty → user: TRACK_CHALLENGE "append-empty-pipeline" → "append-user-pipeline" (--side-set)`
+	if r.code != 0 && r.code != 1 && r.code != 4 || !strings.Contains(r.stdout, change) || !strings.Contains(r.stdout, "a comparison of configurations") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	noSecretIn(t, r, out, password)
+	recs := records(t, filepath.Join(out, "results"))
+	if len(recs) != 8 {
+		t.Fatalf("%d records, want 8", len(recs))
+	}
+	for _, rec := range recs {
+		want := map[string]string{"empty": "append-empty-pipeline", "user": "append-user-pipeline"}[rec.Routine.Side]
+		if got := rec.Config["TRACK_CHALLENGE"]; got != want {
+			t.Errorf("side %s's run took challenge %q, want %q", rec.Routine.Side, got, want)
+		}
+		if why := rec.Failure(0); why != "" || len(rec.Phases) == 0 || rec.Phases[0].Operations[0].OKOps == 0 {
+			t.Errorf("side %s's run: failed %q or ingested nothing", rec.Routine.Side, why)
+		}
 	}
 }
 

@@ -669,6 +669,11 @@ func Pct(x float64) string {
 		return "n/a"
 	case math.IsInf(x, 0):
 		return fmt.Sprintf("%cinf%%", "+-"[boolInt(x < 0)])
+	case math.Abs(x) < 0.005:
+		// What rounds to zero is +0.00%, never -0.00%: a sign printed for
+		// nothing made a deterministic figure's line read "(medians:
+		// +0.00%), estimated -0.00%" as if the two differed.
+		return "+0.00%"
 	}
 	return fmt.Sprintf("%+.2f%%", x)
 }

@@ -328,3 +328,20 @@ func TestWhyMoreRunsWouldNotSettle(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSignForNothing: a change that rounds to zero is +0.00% whatever
+// its sign, so that the medians' change and the interval's estimate of a
+// deterministic figure read as one.
+func TestNoSignForNothing(t *testing.T) {
+	for _, x := range []float64{0, math.Copysign(0, -1), -1e-9, 0.004, -0.004} {
+		if got := Pct(x); got != "+0.00%" {
+			t.Errorf("Pct(%g) = %q, want +0.00%%", x, got)
+		}
+	}
+	if got := Pct(-0.006); got != "-0.01%" {
+		t.Errorf("Pct(-0.006) = %q", got)
+	}
+	if got := ChangeWords(0, &Interval{Lo: -1e-9, Hi: 1e-9, Est: -1e-10}); got != ", +0.00% [+0.00%, +0.00%]" {
+		t.Errorf("ChangeWords of nothing: %q", got)
+	}
+}

@@ -429,34 +429,34 @@ func countLines(t *testing.T, path string) map[string]int {
 	return count
 }
 
-// testES is the test suite's Elasticsearch (TSBENCH_ES): CI must have it,
-// elsewhere a test without it skips and says how to start it.
+// testES is the test suite's Elasticsearch (TSBENCH_ES), as testServer.
 func testES(t *testing.T) (host, port string) {
 	t.Helper()
-	es := os.Getenv("TSBENCH_ES")
-	if es == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs this test against Elasticsearch: TSBENCH_ES is needed")
-		}
-		t.Skip("needs Elasticsearch: scripts/elasticsearch start, then TSBENCH_ES=127.0.0.1:9200")
-	}
-	host, port, _ = strings.Cut(es, ":")
-	return host, port
+	return testServer(t, "TSBENCH_ES", "Elasticsearch", "scripts/elasticsearch start, then TSBENCH_ES=127.0.0.1:9200")
 }
 
 // testSecureES is the test suite's secured Elasticsearch (TSBENCH_ES_SECURE)
-// and the CA it is trusted by (TSBENCH_ES_SECURE_CA), as testES.
+// and the CA it is trusted by (TSBENCH_ES_SECURE_CA), as testServer.
 func testSecureES(t *testing.T) (host, port, ca string) {
 	t.Helper()
-	addr := os.Getenv("TSBENCH_ES_SECURE")
+	host, port = testServer(t, "TSBENCH_ES_SECURE", "the secured Elasticsearch",
+		"ES_SECURITY=1 ES_PORT=9202 scripts/elasticsearch start, then TSBENCH_ES_SECURE=127.0.0.1:9202 TSBENCH_ES_SECURE_CA=<its state>/certs/ca.pem")
+	return host, port, os.Getenv("TSBENCH_ES_SECURE_CA")
+}
+
+// testServer is the host and port in env: CI must have it, elsewhere a
+// test without it skips and says how to start the server.
+func testServer(t *testing.T, env, what, how string) (host, port string) {
+	t.Helper()
+	addr := os.Getenv(env)
 	if addr == "" {
 		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs this test against the secured Elasticsearch: TSBENCH_ES_SECURE is needed")
+			t.Fatalf("CI runs this test against %s: %s is needed", what, env)
 		}
-		t.Skip("needs the secured Elasticsearch: ES_SECURITY=1 ES_PORT=9202 scripts/elasticsearch start, then TSBENCH_ES_SECURE=127.0.0.1:9202 TSBENCH_ES_SECURE_CA=<its state>/certs/ca.pem")
+		t.Skipf("needs %s: %s", what, how)
 	}
 	host, port, _ = strings.Cut(addr, ":")
-	return host, port, os.Getenv("TSBENCH_ES_SECURE_CA")
+	return host, port
 }
 
 // TestRoutineTrack: a routine of a Rally track's ingest (no query rounds)

@@ -365,11 +365,23 @@ func (a *Adapter) columnDefs() string {
 }
 
 // CreateSchema creates a database per group, then either a template set on
-// every database or aligned (or plain) time series for every device.
+// every database or aligned (or plain) time series for every device, and
+// waits until every database takes writes (settle).
 func (a *Adapter) CreateSchema(ctx context.Context) error {
 	if a.tm != nil {
-		return a.createTables(ctx)
+		if err := a.createTables(ctx); err != nil {
+			return err
+		}
+		return a.settle(ctx)
 	}
+	if err := a.createSeries(ctx); err != nil {
+		return err
+	}
+	return a.settle(ctx)
+}
+
+// createSeries is the tree model's schema.
+func (a *Adapter) createSeries(ctx context.Context) error {
 	if a.opts.Template {
 		if err := a.pool.exec(ctx, fmt.Sprintf("CREATE DEVICE TEMPLATE %s ALIGNED (%s)", a.opts.TemplateName, a.columnDefs())); err != nil && !exists(err) {
 			return err

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -160,19 +161,32 @@ func TestCluster(t *testing.T) {
 		// Bounded: 20 s of writes at most, whatever the cluster does.
 		p := clusterPlan(t, "DB_NAME=tsbench_failover", "LOOP=1000000", "OPERATION_PROPORTION=1:0:0:0:0:0:0:0:0:0:0:0:0", "TEST_MAX_TIME=20000", "VERIFY=false")
 		t.Cleanup(func() { clusterScript(t, "start-node", "2") })
+		// The node stops 4 s into the ingest, however long the steps
+		// before it took (create schema waits until the databases take
+		// writes).
 		stopped := make(chan struct{})
-		go func() {
-			defer close(stopped)
-			time.Sleep(4 * time.Second)
-			clusterScript(t, "stop-node", "2")
-		}()
+		var once sync.Once
+		ingest := func(ctx context.Context, step string) error {
+			once.Do(func() {
+				go func() {
+					defer close(stopped)
+					time.Sleep(4 * time.Second)
+					clusterScript(t, "stop-node", "2")
+				}()
+			})
+			return nil
+		}
 		drv := Driver()
 		start := time.Now()
-		res, err := runner.Run(context.Background(), p, &drv, runner.Options{})
+		res, err := runner.Run(context.Background(), p, &drv, runner.Options{Together: ingest})
 		took := time.Since(start)
+		once.Do(func() { close(stopped) })
 		<-stopped
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(res.Phases) == 0 {
+			t.Fatalf("the run measured no phase (notes %q)", res.Notes)
 		}
 		if took > 45*time.Second {
 			t.Fatalf("the run took %v: TEST_MAX_TIME=20 s and 10 s timeouts should end it sooner", took)

@@ -7,8 +7,16 @@ import (
 
 // settleName names the time series (tree model) or table (table model)
 // that settle writes one point into, in each of the run's databases, and
-// removes again.
+// removes again; instances of a distributed run have one each, so that
+// one's delete does not meet another's write.
 const settleName = "tsbench_settle"
+
+func (a *Adapter) settleTarget() string {
+	if a.cfg.Distributed() {
+		return fmt.Sprintf("%s_%d", settleName, a.cfg.BenchmarkIndex)
+	}
+	return settleName
+}
 
 // settle makes every database of the run take a write before the ingest,
 // then leaves the databases as they were: one point into a series (table)
@@ -24,9 +32,10 @@ const settleName = "tsbench_settle"
 // measured, and take what they take, not a fixed INIT_WAIT_TIME.
 func (a *Adapter) settle(ctx context.Context) error {
 	t := a.cfg.StartUnits() // in the first time partition the ingest writes
+	name := a.settleTarget()
 	if a.tm != nil {
 		for _, db := range a.tm.dbs {
-			table := db + "." + settleName
+			table := db + "." + name
 			for _, sql := range []string{
 				"CREATE TABLE IF NOT EXISTS " + table + " (v INT32 FIELD)",
 				fmt.Sprintf("INSERT INTO %s(time, v) VALUES (%d, 0)", table, t),
@@ -41,20 +50,20 @@ func (a *Adapter) settle(ctx context.Context) error {
 	}
 	for _, g := range a.schema.Groups {
 		db := a.root + "." + g.Name
-		series := db + "." + settleName + ".v"
+		series := db + "." + name + ".v"
 		if err := a.pool.exec(ctx, "CREATE TIMESERIES "+series+" WITH DATATYPE=INT32, ENCODING=PLAIN"); err != nil && !exists(err) {
 			return fmt.Errorf("settle database %s: %w", db, err)
 		}
-		if err := a.pool.exec(ctx, fmt.Sprintf("INSERT INTO %s.%s(time, v) VALUES (%d, 0)", db, settleName, t)); err != nil {
+		if err := a.pool.exec(ctx, fmt.Sprintf("INSERT INTO %s.%s(time, v) VALUES (%d, 0)", db, name, t)); err != nil {
 			return fmt.Errorf("settle database %s: %w", db, err)
 		}
-		if err := a.pool.exec(ctx, "DELETE TIMESERIES "+db+"."+settleName+".**"); err != nil && !notFound(err) {
+		if err := a.pool.exec(ctx, "DELETE TIMESERIES "+db+"."+name+".**"); err != nil && !notFound(err) {
 			return fmt.Errorf("settle database %s: %w", db, err)
 		}
 		if a.opts.Template {
 			// Under a database with a device template the write made the
 			// device use it, which deleting its series does not undo.
-			if err := a.pool.exec(ctx, fmt.Sprintf("DEACTIVATE DEVICE TEMPLATE %s FROM %s.%s", a.opts.TemplateName, db, settleName)); err != nil && !notFound(err) {
+			if err := a.pool.exec(ctx, fmt.Sprintf("DEACTIVATE DEVICE TEMPLATE %s FROM %s.%s", a.opts.TemplateName, db, name)); err != nil && !notFound(err) {
 				return fmt.Errorf("settle database %s: %w", db, err)
 			}
 		}

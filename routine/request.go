@@ -246,6 +246,7 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 	if err != nil {
 		return 0, nil, err
 	}
+	p0 := p.Loaded.Config
 	a := AnswersByDefault(p, base)
 	switch {
 	case a.Chosen:
@@ -327,10 +328,12 @@ func (r *Request) check(sides []Side) (port int, commands map[string]map[string]
 				return 0, nil, bad(&config.Error{Key: "CLEAR_CACHE", Value: "false", Msg: "with --cold clear the server's own cache clear is what makes a cold round cold without a restart", Valid: "true, or --cold restart"})
 			}
 		}
-		if len(c.Ports) > 0 && port == 0 && s.Form != External && s.Form != Embedded {
+		if len(p0.Ports) > 0 && port == 0 && s.Form != External && s.Form != Embedded {
 			// Where the servers the routine starts listen: not an
-			// external side's port, which its own commands decide.
-			port = c.Ports[0]
+			// external side's port, which its own commands decide, nor a
+			// side's own --side-set PORT, which is a relay or proxy in
+			// front of its server (runOne).
+			port = p0.Ports[0]
 		}
 		commands[s.Name] = map[string]string{"START_COMMAND": c.StartCommand, "STOP_COMMAND": c.StopCommand}
 		if own != nil {

@@ -349,13 +349,22 @@ func (c *Comparison) Decide(failAbove float64, untested string) *Verdict {
 // one-sided error (1−confidence)/2 each spent by stats.Spent, so that over
 // every look, wherever the routine stops, the chance of a false "worse" stays
 // below α and of a false "within" below (1−confidence)/2.
-func (o Options) AtLook(k, looks int) Options {
+func (o Options) AtLook(k, looks int) Options { return o.spend(stats.Spent, k, looks) }
+
+// AtLastLook is AtLook for a look k that ends the design before its last
+// (bench routine's budget ran out): it spends the levels of look k and of
+// every look that will not be made (stats.SpentRest).
+func (o Options) AtLastLook(k, looks int) Options { return o.spend(stats.SpentRest, k, looks) }
+
+// spend is the options with α and the intervals' one-sided error each
+// spent by share.
+func (o Options) spend(share func(level float64, k, looks int) float64, k, looks int) Options {
 	alpha := o.Alpha
 	if alpha <= 0 {
 		alpha = DefaultAlpha
 	}
-	o.Alpha = stats.Spent(alpha, k, looks)
-	o.Confidence = 1 - 2*stats.Spent((1-o.confidence())/2, k, looks)
+	o.Alpha = share(alpha, k, looks)
+	o.Confidence = 1 - 2*share((1-o.confidence())/2, k, looks)
 	return o
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,11 +32,12 @@ type Request struct {
 	Contenders     []string // NAME=SERVER each
 	Runs           int      // runs a side (rounded up to even); with looks, the runs of the first look
 	// Budget and Looks make the routine sequential: after Runs runs a side
-	// and after every pair of blocks from there it compares what it has
-	// (each look at the levels compare.Options.AtLook spends) and stops when
-	// every gated row is decided, at the last of Looks looks, or when another
-	// pair of blocks would not fit in Budget (0: no limit). Looks 0 is 6
-	// with a budget, else 1 (one look: the routine as it was).
+	// and at the runs of LookRuns from there it compares what it has (each
+	// look at the levels compare.Options.AtLook spends) and stops when every
+	// gated row is decided, at the last of Looks looks, or when the budget
+	// ends (0: no limit): if the next look would not fit in it, a last look
+	// after the blocks that do spends the levels left. Looks 0 is 6 with a
+	// budget, else 1 (one look: the routine as it was).
 	Budget        time.Duration
 	Looks         int
 	Seed          uint64  // --order-seed
@@ -75,6 +77,8 @@ type Request struct {
 	processes          int                         // the server processes a side measured before it
 	warmupTime         time.Duration
 	look               int    // the look the routine stopped at (0: not sequential)
+	schedule           []int  // the runs a side at each look (LookRuns)
+	cut                bool   // the look is a last one the budget cut short: it spends the levels left
 	stopped            string // why it stopped there
 	base               []string
 	perSide            map[string][]string
@@ -111,6 +115,8 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	if r.Looks == 0 {
 		r.Looks = map[bool]int{false: 1, true: 6}[r.Budget > 0]
 	}
+	r.schedule = LookRuns(r.Runs, r.Looks)
+	r.Looks = len(r.schedule)
 	if r.Duet {
 		if r.Cold == ColdRestart {
 			return nil, bad(&config.Error{Key: "--cold", Value: r.Cold, Msg: "a duet's runs share the machine at every step, and a restart of one side's server would fall on the other side's measured phase", Valid: ColdClear + " (the default with --duet)"})
@@ -193,7 +199,7 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 			fmt.Fprintln(r.Stdout, DuetWords)
 		}
 		if r.Looks > 1 {
-			fmt.Fprintf(r.Stdout, "Sequential: looks after %d runs a side and after every pair of blocks from there, at most %d looks (%d runs a side)%s; the runs up to the last:\n", r.Runs, r.Looks, r.mostRuns(), r.budgetWords())
+			fmt.Fprintf(r.Stdout, "Sequential: looks after %s runs a side, at most %d looks%s; the runs up to the last:\n", r.scheduleWords(), r.Looks, r.budgetWords())
 		}
 		o := Options{Sides: resolved, KeepRunning: r.KeepRunning, WarmupRuns: r.WarmupRuns, RestartEvery: r.RestartEvery}
 		for _, p := range o.plan(Order(len(resolved), r.mostRuns(), r.Seed)) {
@@ -447,9 +453,9 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 		fmt.Fprintf(r.Log, "routine: %d warm-up run(s) a side first, kept in %s and not compared (--warmup-runs)%s\n", r.WarmupRuns, filepath.Join(r.Out, "warmup"), why)
 	}
 	if r.Looks > 1 {
-		o.FirstLook = r.Runs
-		o.Look = func(blocks int) (bool, error) { return r.lookAt(blocks, time.Since(start), r.warmupTime) }
-		fmt.Fprintf(r.Log, "routine: %d runs a side, then a look after every pair of blocks until every gated row is decided (at most %d looks, %d runs a side%s), the order drawn with --order-seed %d\n", r.Runs, r.Looks, r.mostRuns(), r.budgetWords(), r.Seed)
+		o.FirstLook = r.schedule[r.look]
+		o.Look = func(blocks int) (int, error) { return r.lookAt(blocks, time.Since(start), r.warmupTime) }
+		fmt.Fprintf(r.Log, "routine: looks after %s runs a side until every gated row is decided (at most %d looks%s), the order drawn with --order-seed %d\n", r.scheduleWords(), r.Looks, r.budgetWords(), r.Seed)
 	} else {
 		fmt.Fprintf(r.Log, "routine: %d runs a side, the order drawn with --order-seed %d\n", r.Runs, r.Seed)
 	}
@@ -542,7 +548,7 @@ func (r *Request) resumeFrom(resolved []Resolved) error {
 	}
 	// The looks made before were spent: the next look is the one after.
 	if r.Looks > 1 {
-		r.look = LooksMade(r.Runs, r.mostRuns(), done/len(resolved))
+		r.look = LooksMade(r.schedule, done/len(resolved))
 	}
 	r.from = done
 	for _, rec := range recs {
@@ -554,9 +560,24 @@ func (r *Request) resumeFrom(resolved []Resolved) error {
 	return nil
 }
 
-// mostRuns is the most runs a side the routine makes: Runs, and two more
-// for every look after the first.
-func (r *Request) mostRuns() int { return r.Runs + 2*(r.Looks-1) }
+// mostRuns is the most runs a side the routine makes: those of its last
+// look.
+func (r *Request) mostRuns() int { return r.schedule[len(r.schedule)-1] }
+
+// scheduleWords are the runs a side at the looks, "6, 8, 10, 14, … 96"
+// when there are many.
+func (r *Request) scheduleWords() string {
+	var w []string
+	for i, n := range r.schedule {
+		if len(r.schedule) > 6 && i == 4 {
+			w = append(w, "…")
+		}
+		if len(r.schedule) <= 6 || i < 4 || i == len(r.schedule)-1 {
+			w = append(w, strconv.Itoa(n))
+		}
+	}
+	return strings.Join(w, ", ")
+}
 
 func (r *Request) budgetWords() string {
 	if r.Budget <= 0 {
@@ -566,37 +587,74 @@ func (r *Request) budgetWords() string {
 }
 
 // lookAt is the look after blocks blocks, elapsed into the runs (warm of
-// it the warm-up runs'): it compares the runs at the look's levels and says
-// whether to stop.
-func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (bool, error) {
+// it the warm-up runs'): it compares the runs at the look's levels and
+// returns the blocks after which to look next, 0 to stop.
+func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (int, error) {
 	r.look++
 	cmp, _, err := r.comparison()
 	if err != nil {
-		return true, fmt.Errorf("compare the routine's runs at look %d: %w", r.look, err)
+		return 0, fmt.Errorf("compare the routine's runs at look %d: %w", r.look, err)
 	}
 	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
 	fmt.Fprintf(r.Log, "routine: look %d of at most %d, %d runs a side: %s\n", r.look, r.Looks, blocks, v.Headline)
-	pair := 2 * (elapsed - warm) / time.Duration(blocks) // the blocks so far, on average
+	block := (elapsed - warm) / time.Duration(blocks) // the blocks so far, on average
+	left := r.Budget - elapsed
 	switch {
 	case v.Status == compare.Regression:
 		r.stopped = "a regression is shown"
 	case v.Status == compare.Passed:
 		r.stopped = "every gated row is proven within the limit"
+	case r.cut:
+		r.stopped = "it was the last look that fit in --budget " + r.Budget.String()
 	case r.look == r.Looks:
 		r.stopped = "it was the last look"
-		if left := r.Budget - elapsed; r.Budget > 0 && pair > 0 && left > pair {
+		if fit := blocksIn(left, block); r.Budget > 0 && fit >= 2 {
 			// The routine stopped with time to spare: say how far more
 			// looks would have gone, which the user may choose next time.
-			more := int(left / pair)
-			r.stopped += fmt.Sprintf(", with %s of --budget %s left: about %d more pairs of blocks would have fit (--looks %d; more looks spend the levels thinner)",
-				left.Round(time.Second), r.Budget, more, r.Looks+more)
+			more := 0
+			for s := LookRuns(r.Runs, r.Looks+more+1); len(s) > r.Looks+more && s[len(s)-1] <= blocks+fit; s = LookRuns(r.Runs, r.Looks+more+1) {
+				more++
+			}
+			r.stopped += fmt.Sprintf(", with %s of --budget %s left: about %d more runs a side would have fit", left.Round(time.Second), r.Budget, fit)
+			if more > 0 {
+				r.stopped += fmt.Sprintf(" (--looks %d)", r.Looks+more)
+			}
 		}
-	case r.Budget > 0 && elapsed+pair > r.Budget:
-		r.stopped = fmt.Sprintf("another pair of blocks (about %s) would not fit in --budget %s", pair.Round(time.Second), r.Budget)
 	default:
-		return false, nil
+		next, cut := nextLook(r.schedule[r.look], blocks, left, block, r.Budget > 0)
+		switch {
+		case cut:
+			r.cut = true
+			fmt.Fprintf(r.Log, "routine: the next look (%d runs a side) would not fit in --budget %s: a last look after %d runs a side, with the levels left\n", r.schedule[r.look], r.Budget, next)
+		case next == 0:
+			r.stopped = fmt.Sprintf("another pair of blocks (about %s) would not fit in --budget %s", (2 * block).Round(time.Second), r.Budget)
+		}
+		return next, nil
 	}
-	return true, nil
+	return 0, nil
+}
+
+// nextLook is where a sequential routine looks next after blocks blocks,
+// with left of its budget (if it has one) at block a block: at scheduled,
+// the next look of its schedule, if it fits; else, cut, after the pairs of
+// blocks that do fit, a last look at the levels the looks not made leave;
+// 0 when not even one pair fits.
+func nextLook(scheduled, blocks int, left, block time.Duration, budget bool) (next int, cut bool) {
+	if !budget || block*time.Duration(scheduled-blocks) <= left {
+		return scheduled, false
+	}
+	if fit := blocksIn(left, block); fit >= 2 {
+		return blocks + fit, true
+	}
+	return 0, false
+}
+
+// blocksIn is the blocks, in whole pairs, that fit in left at block each.
+func blocksIn(left, block time.Duration) int {
+	if left <= 0 || block <= 0 {
+		return 0
+	}
+	return int(left/block) / 2 * 2
 }
 
 // runOne is one run of a side, as bench run makes it: its output goes to
@@ -652,7 +710,10 @@ func (r *Request) comparison() (*compare.Comparison, []string, error) {
 		return nil, nil, bad(err)
 	}
 	opt := r.Compare
-	if r.look > 0 {
+	switch {
+	case r.cut:
+		opt = opt.AtLastLook(r.look, r.Looks)
+	case r.look > 0:
 		opt = opt.AtLook(r.look, r.Looks)
 	}
 	cmp, warnings, err := compare.Build(r.labels, runs, damaged, opt, false)
@@ -663,10 +724,10 @@ func (r *Request) comparison() (*compare.Comparison, []string, error) {
 		full := r.Compare.AtLook(1, 1) // the levels asked, defaults filled in
 		beta := (1 - full.Confidence) / 2
 		cmp.Sequential = fmt.Sprintf("Sequential: the routine stopped at look %d of at most %d (%d runs a side) because %s. "+
-			"Each look tested at levels spent from α=%.3g and the intervals' one-sided %.3g (O'Brien–Fleming-type spending, level·(2k−1)/%d² at look k; "+
-			"the looks combined by Bonferroni's inequality): wherever it stops, the chance of a false \"worse\" stays below %.3g and of a false \"within\" below %.3g. "+
+			"The looks came after %s runs a side, each at levels spent from α=%.3g and the intervals' one-sided %.3g (O'Brien–Fleming-type spending, level·(2k−1)/%d² at look k, "+
+			"a last look the budget cut short the level left, level·(1−(k−1)²/%d²); the looks combined by Bonferroni's inequality): wherever it stops, the chance of a false \"worse\" stays below %.3g and of a false \"within\" below %.3g. "+
 			"This look: α=%.3g, intervals at %.4g%%.",
-			r.look, r.Looks, len(runs[0]), r.stopped, full.Alpha, beta, r.Looks, full.Alpha, beta, opt.Alpha, 100*opt.Confidence)
+			r.look, r.Looks, len(runs[0]), r.stopped, r.scheduleWords(), full.Alpha, beta, r.Looks, r.Looks, full.Alpha, beta, opt.Alpha, 100*opt.Confidence)
 	}
 	return cmp, warnings, nil
 }

@@ -168,15 +168,3 @@ func maskSets(sets []string, secret func(key string) bool) []string {
 	}
 	return out
 }
-
-// LooksMade is the looks a sequential routine made (and spent its levels
-// on) in its first blocks blocks: one after block first, then one after
-// every pair of blocks, the last (at block most) never, since it would
-// have ended the routine.
-func LooksMade(first, most, blocks int) int {
-	n := 0
-	for b := first; b <= blocks && b < most; b += 2 {
-		n++
-	}
-	return n
-}

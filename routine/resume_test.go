@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tsbench/tsbench/record"
 )
@@ -61,13 +62,75 @@ func TestStateChanged(t *testing.T) {
 	}
 }
 
-// TestLooksMade: a resumed sequential routine (first look after 4 blocks,
-// at most 14) counts the looks it already spent, so that its next look
-// tests at the next look's levels.
+// TestLooksMade: a resumed sequential routine (looks after 4, 6, 8, 10,
+// 14 and 18 blocks) counts the looks it already spent, so that its next
+// look tests at the next look's levels; the last look ends the routine and
+// is never counted.
 func TestLooksMade(t *testing.T) {
-	for _, c := range []struct{ blocks, want int }{{0, 0}, {3, 0}, {4, 1}, {5, 1}, {6, 2}, {12, 5}, {13, 5}} {
-		if got := LooksMade(4, 14, c.blocks); got != c.want {
+	schedule := LookRuns(4, 6)
+	if want := []int{4, 6, 8, 10, 14, 18}; !slices.Equal(schedule, want) {
+		t.Fatalf("LookRuns(4, 6) = %v, want %v", schedule, want)
+	}
+	for _, c := range []struct{ blocks, want int }{{0, 0}, {3, 0}, {4, 1}, {5, 1}, {6, 2}, {12, 4}, {14, 5}, {17, 5}, {18, 5}} {
+		if got := LooksMade(schedule, c.blocks); got != c.want {
 			t.Errorf("after %d blocks: %d looks, want %d", c.blocks, got, c.want)
+		}
+	}
+}
+
+// TestLookRuns: the looks grow by a quarter, in whole pairs of blocks and
+// at least one pair, and a schedule stops short of MaxRuns.
+func TestLookRuns(t *testing.T) {
+	for _, c := range []struct {
+		first, looks int
+		want         []int
+	}{
+		{6, 12, []int{6, 8, 10, 14, 18, 24, 30, 38, 48, 60, 76, 96}},
+		{10, 3, []int{10, 14, 18}},
+		{4, 1, []int{4}},
+		{MaxRuns / 2, 5, []int{5000, 6250, 7814, 9768}},
+	} {
+		if got := LookRuns(c.first, c.looks); !slices.Equal(got, c.want) {
+			t.Errorf("LookRuns(%d, %d) = %v, want %v", c.first, c.looks, got, c.want)
+		}
+	}
+	for looks := 2; looks < 200; looks++ {
+		s := LookRuns(2, looks)
+		for i := 1; i < len(s); i++ {
+			if d := s[i] - s[i-1]; d < 2 || d%2 != 0 || float64(s[i]) < float64(s[i-1])*LookGrowth {
+				t.Fatalf("LookRuns(2, %d): %d after %d", looks, s[i], s[i-1])
+			}
+		}
+		if s[len(s)-1] > MaxRuns {
+			t.Fatalf("LookRuns(2, %d) ends at %d, past MaxRuns", looks, s[len(s)-1])
+		}
+	}
+}
+
+// TestNextLook: a routine looks next where its schedule says, unless its
+// budget ends before: then after the pairs of blocks that fit, as its last
+// look, or not at all when not one pair fits.
+func TestNextLook(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		scheduled int
+		left      time.Duration
+		budget    bool
+		next      int
+		cut       bool
+	}{
+		{"no budget", 14, 0, false, 14, false},
+		{"it fits", 14, 60 * time.Second, true, 14, false},
+		{"it fits exactly", 14, 40 * time.Second, true, 14, false},
+		{"cut short to the pairs that fit", 14, 35 * time.Second, true, 12, true},
+		{"one pair fits", 14, 20 * time.Second, true, 12, true},
+		{"not one pair", 14, 19 * time.Second, true, 0, false},
+		{"the budget is spent", 14, -time.Second, true, 0, false},
+	} {
+		// After 10 blocks of 10 s each.
+		next, cut := nextLook(c.scheduled, 10, c.left, 10*time.Second, c.budget)
+		if next != c.next || cut != c.cut {
+			t.Errorf("%s: next look after %d blocks (cut %v), want %d (%v)", c.name, next, cut, c.next, c.cut)
 		}
 	}
 }

@@ -151,11 +151,11 @@ type Options struct {
 	// AfterFirstBlock is called once every side has run once: the
 	// caller checks there what only the servers could say (their builds).
 	AfterFirstBlock func() error
-	// Look, when set, is asked after block FirstLook and after every pair
-	// of blocks from there whether the routine may stop (it knows enough,
-	// or its budget ends); Runs is then the most runs a side. blocks is the
-	// blocks made so far: the runs a side.
-	Look      func(blocks int) (stop bool, err error)
+	// Look, when set, is asked after block FirstLook whether the routine
+	// may stop (it knows enough, or its budget ends): it returns the block
+	// after which to ask next, or 0 to stop; Runs is then the most runs a
+	// side. blocks is the blocks made so far: the runs a side.
+	Look      func(blocks int) (next int, err error)
 	FirstLook int
 }
 
@@ -197,6 +197,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 	start := time.Now()
 	defer func() { tm.Total = time.Since(start) }()
 	slots := Order(len(o.Sides), o.Runs, o.Seed)
+	next := o.FirstLook
 	var runTime time.Duration
 	running := map[int]*provision.Server{}
 	if o.KeepRunning {
@@ -398,11 +399,12 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 					return tm, err
 				}
 			}
-			if o.Look != nil && r.sl.Position == len(o.Sides) && r.sl.Block >= o.FirstLook && (r.sl.Block-o.FirstLook)%2 == 0 {
-				stop, err := o.Look(r.sl.Block)
-				if err != nil || stop {
+			if o.Look != nil && r.sl.Position == len(o.Sides) && r.sl.Block == next {
+				n, err := o.Look(r.sl.Block)
+				if err != nil || n == 0 {
 					return tm, err
 				}
+				next = n
 			}
 		}
 	}

@@ -279,7 +279,7 @@ func TestRunWarmsUpFirst(t *testing.T) {
 			return nil
 		},
 		AfterFirstBlock: func() error { checked = len(got); return nil },
-		Look:            func(blocks int) (bool, error) { looks = append(looks, blocks); return false, nil },
+		Look:            func(blocks int) (int, error) { looks = append(looks, blocks); return blocks + 2, nil },
 	}
 	tm, err := Run(context.Background(), o)
 	if err != nil {

@@ -177,3 +177,15 @@ func Spent(level float64, k, looks int) float64 {
 	k = min(max(k, 1), looks)
 	return level * float64(2*k-1) / float64(looks*looks)
 }
+
+// SpentRest is what Spent leaves for a look k that ends the design before
+// its last (a budget that ran out): the level of look k and of every look
+// after it, level·(1−((k−1)/looks)²). Since no look follows, the sum over
+// the looks made is still at most level.
+func SpentRest(level float64, k, looks int) float64 {
+	if looks <= 1 {
+		return level
+	}
+	k = min(max(k, 1), looks)
+	return level * (1 - float64((k-1)*(k-1))/float64(looks*looks))
+}

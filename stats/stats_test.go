@@ -79,3 +79,20 @@ func TestOneSided(t *testing.T) {
 		t.Errorf("t quantile at large df %g, want the normal's 1.96", q)
 	}
 }
+
+// TestSpentRest: a design that stops at any look k, before its last,
+// spends there what Spent leaves: the looks made never spend more than the
+// level, and exactly the level.
+func TestSpentRest(t *testing.T) {
+	for _, looks := range []int{1, 2, 6, 12, 30} {
+		for k := 1; k <= looks; k++ {
+			sum := SpentRest(0.05, k, looks)
+			for j := 1; j < k; j++ {
+				sum += Spent(0.05, j, looks)
+			}
+			if math.Abs(sum-0.05) > 1e-12 {
+				t.Errorf("looks %d, cut at %d: %g spent, want 0.05", looks, k, sum)
+			}
+		}
+	}
+}

@@ -94,12 +94,15 @@ alike (duet benchmarking). The sides then share the machine's cores; the
 blocks pair the runs (--paired reads the pairs).
 
 --budget DURATION makes the routine sequential (stop when you know): after
---runs runs a side it compares what it has, and after every further pair of
-blocks again, until every gated row is decided, the last of --looks looks
-(6), or the budget would not fit another pair. Each look tests at a share of
---alpha and of the intervals' error (O'Brien–Fleming-type spending, the
-looks combined by Bonferroni's inequality), so the gate's error rates hold
-wherever the routine stops; the report says where it stopped and why.
+--runs runs a side it compares what it has, and again each time the runs a
+side have grown by a quarter (6, 8, 10, 14, 18, 24, 30, 38, ...), until
+every gated row is decided, at the last of --looks looks (6), or when the
+budget ends: if the next look would not fit, a last look comes after the
+blocks that do. Each look tests at a share of --alpha and of the
+intervals' error (O'Brien–Fleming-type spending, the looks combined by
+Bonferroni's inequality; a last look the budget cut short spends what the
+looks not made leave), so the gate's error rates hold wherever the routine
+stops; the report says where it stopped and why.
 
 --resume continues an interrupted routine (the same command line and
 --out) from its last complete run, in the same order; OUT/routine.json, written
@@ -124,7 +127,7 @@ are neither proven within nor shown worse, untested or not measured.`,
 	fl.StringArrayVar(&r.Contenders, "contender", nil, "a contender: NAME=SERVER (repeatable)")
 	fl.Uint64Var(&r.Seed, "order-seed", 0, "draws which block of each pair of blocks comes first (default: from the clock, printed; give it to repeat an order)")
 	fl.IntVar(&r.Runs, "runs", 6, "runs a side (even: an odd number is rounded up, so that the order is balanced)")
-	fl.DurationVar(&r.Budget, "budget", 0, "stop when you know: after --runs runs a side, look after every pair of blocks and stop once every gated row is decided (worse, or proven within --fail-above), at the last look, or when another pair would not fit in this time, e.g. 30m (the levels are spent over the looks: valid under this optional stopping)")
+	fl.DurationVar(&r.Budget, "budget", 0, "stop when you know: after --runs runs a side, look again each time the runs a side grew by a quarter, and stop once every gated row is decided (worse, or proven within --fail-above), at the last look, or when this time ends, e.g. 30m (the levels are spent over the looks: valid under this optional stopping)")
 	fl.IntVar(&r.Looks, "looks", 0, "the most looks of a sequential routine (default 6 with --budget; above 1 without it: stop when decided, at most this many looks)")
 	fl.StringVar(&r.Out, "out", "", "the folder for the report, the charts and the records (default routine-<UTC time>)")
 	fl.Float64Var(&r.FailAbove, "fail-above", 10, "gate: exit 1 when a gated row is significantly worse by more than this percentage")

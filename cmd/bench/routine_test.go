@@ -718,7 +718,7 @@ var delayTarget = []string{"routine", "-c", "config.properties", "--set", "DB_SW
 	"--baseline", "a=embedded", "--contender", "b=embedded", "--runs", "4"}
 
 // TestRoutineStopsWhenItKnows: with --budget the routine looks after its
-// first 4 runs a side and after every pair of blocks, and stops at the look
+// first 4 runs a side and at 6, 8, 10, 14 and 18 (routine.LookRuns), and stops at the look
 // that decides (a 30% slowdown early), at the budget, or at its last look
 // (saying how much budget was left and the looks that would have used it);
 // the report says where and why, and the records are the runs made.
@@ -765,7 +765,7 @@ func TestRoutineStopsWhenItKnows(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d\n%s\n%s", c.name, r.code, code, r.stdout, r.stderr)
 			continue
 		}
-		runs := 4 + 2*(look-1)
+		runs := routine.LookRuns(4, c.looks)[look-1]
 		want := fmt.Sprintf("Sequential: the routine stopped at look %d of at most %d (%d runs a side) ", look, c.looks, runs)
 		md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 		for what, text := range map[string]string{"stdout": r.stdout, "report.md": string(md)} {

@@ -1,0 +1,43 @@
+package routine
+
+import "math"
+
+// LookGrowth is how much the runs a side grow from one look of a
+// sequential routine to the next. Every look spends a share of the
+// levels, so looks after every pair of blocks spend them thin exactly
+// where a long routine needs them (a noisy row that only many runs settle);
+// looks a quarter apart reach five times the first look's runs in eight
+// looks, at each look's levels several times those of a look every pair.
+const LookGrowth = 1.25
+
+// LookRuns is the runs a side at each look of a sequential routine of at
+// most looks looks, the first after first runs a side: each a quarter more
+// than the one before, rounded up to whole pairs of blocks (so that the
+// order stays balanced at every look), and at least one pair more. A
+// schedule that would pass MaxRuns ends before it: it may have fewer looks
+// than asked.
+func LookRuns(first, looks int) []int {
+	out := []int{first}
+	for len(out) < looks {
+		n := out[len(out)-1]
+		pairs := max(1, int(math.Ceil(float64(n)*(LookGrowth-1)/2)))
+		if n+2*pairs > MaxRuns {
+			break
+		}
+		out = append(out, n+2*pairs)
+	}
+	return out
+}
+
+// LooksMade is the looks a sequential routine made (and spent its levels
+// on) in its first blocks blocks, at the runs a side of schedule
+// (LookRuns): the last never, since it would have ended the routine.
+func LooksMade(schedule []int, blocks int) int {
+	n := 0
+	for _, b := range schedule[:len(schedule)-1] {
+		if b <= blocks {
+			n++
+		}
+	}
+	return n
+}

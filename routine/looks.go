@@ -1,6 +1,9 @@
 package routine
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // LookGrowth is how much the runs a side grow from one look of a
 // sequential routine to the next. Every look spends a share of the
@@ -9,6 +12,14 @@ import "math"
 // looks a quarter apart reach five times the first look's runs in eight
 // looks, at each look's levels several times those of a look every pair.
 const LookGrowth = 1.25
+
+// DefaultLooks is the most looks of a routine with a budget: from 6 runs a
+// side they reach 96, about what an IoTDB duet makes in 30 minutes.
+const DefaultLooks = 12
+
+// DefaultBudget is bench routine's budget when neither --budget nor --runs
+// is given: a routine then stops when it knows, within half an hour.
+const DefaultBudget = 30 * time.Minute
 
 // LookRuns is the runs a side at each look of a sequential routine of at
 // most looks looks, the first after first runs a side: each a quarter more

@@ -1,6 +1,7 @@
 package routine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -51,6 +52,12 @@ type Request struct {
 	// Duet makes each block's runs at once (Options.Duet); it implies
 	// KeepRunning and ColdClear.
 	Duet bool
+	// DuetAuto makes the routine a duet where one fits: every side a server
+	// the routine starts, one that can be kept running (IS_DELETE_DATA) and
+	// can clear its caches. Where none fits the routine says why and
+	// restarts each run's server instead. bench routine's default, unless
+	// --duet, --keep-running or --cold chose.
+	DuetAuto bool
 	// WarmupRuns is the runs a side made before the first block and not
 	// compared (Options.WarmupRuns); -1: 1 with KeepRunning, else 0.
 	WarmupRuns int
@@ -113,36 +120,25 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 		return nil, bad(fmt.Errorf("--budget %s --looks %d: a duration and a number of looks, 0 or more", r.Budget, r.Looks))
 	}
 	if r.Looks == 0 {
-		r.Looks = map[bool]int{false: 1, true: 6}[r.Budget > 0]
+		r.Looks = map[bool]int{false: 1, true: DefaultLooks}[r.Budget > 0]
 	}
 	r.schedule = LookRuns(r.Runs, r.Looks)
 	r.Looks = len(r.schedule)
-	if r.Duet {
-		if r.Cold == ColdRestart {
-			return nil, bad(&config.Error{Key: "--cold", Value: r.Cold, Msg: "a duet's runs share the machine at every step, and a restart of one side's server would fall on the other side's measured phase", Valid: ColdClear + " (the default with --duet)"})
-		}
-		// Each block's runs met the same machine at the same time: the
-		// test pairs them.
-		r.Cold, r.KeepRunning, r.Compare.Paired = ColdClear, true, true
-	}
-	if r.Cold == "" {
-		r.Cold = ColdRestart
-	}
-	if r.RestartEvery < 0 || r.RestartEvery > 0 && !r.KeepRunning {
-		return nil, bad(&config.Error{Key: "--restart-every", Value: fmt.Sprint(r.RestartEvery), Msg: "restarts the servers a routine keeps running, and without --keep-running or --duet each run restarts its own", Valid: "0, or a number of blocks with --keep-running or --duet"})
-	}
-	if r.WarmupRuns < -1 {
-		return nil, bad(&config.Error{Key: "--warmup-runs", Value: fmt.Sprint(r.WarmupRuns), Msg: "is not a number of runs", Valid: "0 or more; -1: 1 with --keep-running, else 0"})
-	}
-	if r.WarmupRuns == -1 {
-		r.WarmupRuns = map[bool]int{false: 0, true: 1}[r.KeepRunning]
-	}
-	if r.Cold != ColdRestart && r.Cold != ColdClear {
-		return nil, bad(&config.Error{Key: "--cold", Value: r.Cold, Msg: "is not a way to make a run's cold round cold", Valid: ColdRestart + " (stop the server, drop the OS caches, start it) or " + ColdClear + " (flush, drop the OS caches, clear the server's own caches, no restart)"})
-	}
 	sides, err := ParseSides(r.Baseline, r.Contenders)
 	if err != nil {
 		return nil, bad(err)
+	}
+	asked := r.design0()
+	if r.DuetAuto {
+		if why := duetUnfit(sides); why != "" {
+			r.DuetAuto = false
+			r.noDuet(why)
+		} else {
+			r.Duet = true
+		}
+	}
+	if err := r.design(); err != nil {
+		return nil, err
 	}
 	if r.perSide, err = SideSets(r.SideSets, sides); err != nil {
 		return nil, bad(err)
@@ -172,7 +168,7 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	} else if err := CheckOut(r.Out); err != nil {
 		return nil, bad(err)
 	}
-	port, commands, err := r.check(sides)
+	port, commands, err := r.checkDesign(sides, asked)
 	if err != nil {
 		return nil, err
 	}
@@ -407,6 +403,92 @@ func (r *Request) resolve(ctx context.Context, sides []Side, commands map[string
 	}
 	r.provisioning = time.Since(t0)
 	return resolved, nil
+}
+
+// design0 is the design flags as asked, before design fills in what a
+// duet implies: what a routine falls back to when no duet fits.
+func (r *Request) design0() Request {
+	return Request{KeepRunning: r.KeepRunning, Cold: r.Cold, Compare: r.Compare, WarmupRuns: r.WarmupRuns}
+}
+
+// design fills in what the design flags imply and refuses what they
+// cannot do together.
+func (r *Request) design() error {
+	if r.Duet {
+		if r.Cold == ColdRestart {
+			return bad(&config.Error{Key: "--cold", Value: r.Cold, Msg: "a duet's runs share the machine at every step, and a restart of one side's server would fall on the other side's measured phase", Valid: ColdClear + " (the default with --duet)"})
+		}
+		// Each block's runs met the same machine at the same time: the
+		// test pairs them.
+		r.Cold, r.KeepRunning, r.Compare.Paired = ColdClear, true, true
+	}
+	if r.Cold == "" {
+		r.Cold = ColdRestart
+	}
+	if r.RestartEvery < 0 || r.RestartEvery > 0 && !r.KeepRunning {
+		return bad(&config.Error{Key: "--restart-every", Value: fmt.Sprint(r.RestartEvery), Msg: "restarts the servers a routine keeps running, and without --keep-running or --duet each run restarts its own", Valid: "0, or a number of blocks with --keep-running or --duet"})
+	}
+	if r.WarmupRuns < -1 {
+		return bad(&config.Error{Key: "--warmup-runs", Value: fmt.Sprint(r.WarmupRuns), Msg: "is not a number of runs", Valid: "0 or more; -1: 1 with --keep-running, else 0"})
+	}
+	if r.WarmupRuns == -1 {
+		r.WarmupRuns = map[bool]int{false: 0, true: 1}[r.KeepRunning]
+	}
+	if r.Cold != ColdRestart && r.Cold != ColdClear {
+		return bad(&config.Error{Key: "--cold", Value: r.Cold, Msg: "is not a way to make a run's cold round cold", Valid: ColdRestart + " (stop the server, drop the OS caches, start it) or " + ColdClear + " (flush, drop the OS caches, clear the server's own caches, no restart)"})
+	}
+	return nil
+}
+
+// duetUnfit says why a duet does not fit sides ("" when it may): its
+// servers must be ones the routine starts and keeps running.
+func duetUnfit(sides []Side) string {
+	for _, s := range sides {
+		switch s.Form {
+		case External:
+			return "side " + s.Name + " is external: its own commands start and stop its server around each run"
+		case Embedded:
+			return "side " + s.Name + " is embedded: it has no server to keep running beside the others"
+		}
+	}
+	return ""
+}
+
+// noDuet says why the routine's default duet does not fit: the fallback
+// is said, never silent.
+func (r *Request) noDuet(why string) {
+	fmt.Fprintf(r.Log, "routine: no duet (the default where one fits): %s; the sides' runs take turns instead, each on a server started for it (or a file of its own)\n", why)
+}
+
+// checkDesign is check for the design chosen; when the routine's default
+// duet does not fit the sides' configurations (IS_DELETE_DATA=false, a
+// server that cannot clear its caches, a database file the sides would
+// share), it says why and checks the design asked (restarts around every
+// run) instead.
+func (r *Request) checkDesign(sides []Side, asked Request) (int, map[string]map[string]string, error) {
+	if !r.DuetAuto {
+		return r.check(sides)
+	}
+	log := r.Log
+	var held bytes.Buffer
+	r.Log = &held
+	port, commands, err := r.check(sides)
+	r.Log = log
+	var bi *pipeline.BadInput
+	if err == nil || !errors.As(err, &bi) {
+		held.WriteTo(log)
+		return port, commands, err
+	}
+	r.Duet, r.KeepRunning, r.Cold, r.Compare, r.WarmupRuns = false, asked.KeepRunning, asked.Cold, asked.Compare, asked.WarmupRuns
+	if err := r.design(); err != nil {
+		return 0, nil, err
+	}
+	port, commands, err2 := r.check(sides)
+	if err2 == nil {
+		why := strings.TrimSuffix(bi.Err.Error(), "; run this routine without --duet")
+		r.noDuet(why)
+	}
+	return port, commands, err2
 }
 
 // run makes every run of the routine, each with its log in runs/.

@@ -22,8 +22,19 @@ func newRoutine(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 side's server ready, runs the config on each side in balanced blocks (one
 run a side; blocks in pairs, one in the sides' order and one reversed, which
 comes first drawn from --order-seed: every side the same mean position),
-each run on a server started from a wiped state folder, and writes the PR report, the HTML page
-and its charts, the records and a summary; its exit status is the gate's.
+and writes the PR report, the HTML page and its charts, the records and a
+summary; its exit status is the gate's.
+
+The default design, where it fits: a duet (--duet, below) that stops when
+it knows (--budget 30m): both sides' servers started once and kept running,
+each block's runs made at the same time, tested in pairs, looked at after 6
+runs a side and again as the runs grow, until every gated row is decided or
+the half hour ends. A duet fits when every side is a server the routine
+starts (not external, not embedded) that can be kept running
+(IS_DELETE_DATA=true) and can clear its caches; where none fits the routine
+says why, and each run gets a server started from a wiped state folder and
+stopped after it. --duet=false, --keep-running or --cold choose another
+design; --runs N without --budget makes exactly N runs a side.
 
 A SERVER is one of:
   iotdb:VERSION, elasticsearch:VERSION, opensearch:VERSION
@@ -86,7 +97,8 @@ The round then measures cold data with warm code (compiled, connected);
 costs about half a minute a run on IoTDB. With --keep-running as well, no
 server is restarted from the routine's first run to its last.
 
---duet makes each block's runs at the same time, one a side, on servers
+--duet (the default where it fits) makes each block's runs at the same
+time, one a side, on servers
 kept running (it implies --keep-running and --cold clear): every measured
 phase, and the cold round's flush and cache clears, begins on all sides
 together, so that what the machine does meanwhile falls on every side
@@ -96,7 +108,7 @@ blocks pair the runs (--paired reads the pairs).
 --budget DURATION makes the routine sequential (stop when you know): after
 --runs runs a side it compares what it has, and again each time the runs a
 side have grown by a quarter (6, 8, 10, 14, 18, 24, 30, 38, ...), until
-every gated row is decided, at the last of --looks looks (6), or when the
+every gated row is decided, at the last of --looks looks (12), or when the
 budget ends: if the next look would not fit, a last look comes after the
 blocks that do. Each look tests at a share of --alpha and of the
 intervals' error (O'Brien–Fleming-type spending, the looks combined by
@@ -126,9 +138,9 @@ are neither proven within nor shown worse, untested or not measured.`,
 	fl.StringVar(&r.Baseline, "baseline", "", "the baseline: NAME=SERVER, e.g. master=git:../iotdb@master")
 	fl.StringArrayVar(&r.Contenders, "contender", nil, "a contender: NAME=SERVER (repeatable)")
 	fl.Uint64Var(&r.Seed, "order-seed", 0, "draws which block of each pair of blocks comes first (default: from the clock, printed; give it to repeat an order)")
-	fl.IntVar(&r.Runs, "runs", 6, "runs a side (even: an odd number is rounded up, so that the order is balanced)")
-	fl.DurationVar(&r.Budget, "budget", 0, "stop when you know: after --runs runs a side, look again each time the runs a side grew by a quarter, and stop once every gated row is decided (worse, or proven within --fail-above), at the last look, or when this time ends, e.g. 30m (the levels are spent over the looks: valid under this optional stopping)")
-	fl.IntVar(&r.Looks, "looks", 0, "the most looks of a sequential routine (default 6 with --budget; above 1 without it: stop when decided, at most this many looks)")
+	fl.IntVar(&r.Runs, "runs", 6, "runs a side (even: an odd number is rounded up, so that the order is balanced); with a budget, the runs of the first look. Given without --budget: exactly these runs, no budget")
+	fl.DurationVar(&r.Budget, "budget", 0, "stop when you know: after --runs runs a side, look again each time the runs a side grew by a quarter, and stop once every gated row is decided (worse, or proven within --fail-above), at the last look, or when this time ends (the levels are spent over the looks: valid under this optional stopping); default 30m unless --runs is given, 0: exactly --runs runs a side")
+	fl.IntVar(&r.Looks, "looks", 0, "the most looks of a sequential routine (default 12 with a budget: from 6 runs a side up to 96; above 1 without one: stop when decided, at most this many looks)")
 	fl.StringVar(&r.Out, "out", "", "the folder for the report, the charts and the records (default routine-<UTC time>)")
 	fl.Float64Var(&r.FailAbove, "fail-above", 10, "gate: exit 1 when a gated row is significantly worse by more than this percentage")
 	fl.Float64Var(&r.Compare.Alpha, "alpha", compare.DefaultAlpha, "family-wise significance level of the verdicts and the gate")
@@ -139,7 +151,7 @@ are neither proven within nor shown worse, untested or not measured.`,
 	fl.BoolVar(&r.DryRun, "dry-run", false, "make the sides' servers ready (builds included) and print the order of the runs, run nothing")
 	fl.BoolVar(&r.AA, "aa", false, "the sides are one build on purpose (an A/A comparison): do not refuse them")
 	fl.BoolVar(&r.KeepRunning, "keep-running", false, "start every side's server once, on ports of its own, and keep them running through the routine: a run cleans its side's data (IS_DELETE_DATA) instead of waiting for a restart of its server")
-	fl.BoolVar(&r.Duet, "duet", false, "make each block's runs at the same time, one a side, every measured step begun together, so that the machine's drift falls on both (implies --keep-running and --cold clear; not for external sides or SQLite)")
+	fl.BoolVar(&r.Duet, "duet", false, "make each block's runs at the same time, one a side, every measured step begun together, so that the machine's drift falls on both (implies --keep-running and --cold clear; not for external or embedded sides). The default where one fits, unless --keep-running or --cold is given; --duet=false restarts each run's server instead")
 	fl.StringVar(&r.Cold, "cold", "", "how a run's first query round is made cold: restart (stop the server, drop the OS caches, start it: a cold process too; the default) or clear (flush, drop the OS caches, clear the server's own caches: no restart, the process stays warm; faster; the default with --duet)")
 	fl.IntVar(&r.RestartEvery, "restart-every", 0, "with --keep-running or --duet: restart every side's server before every Nth block after the first (the warm-up runs made again), so that a side's runs measure several server processes (0: never)")
 	fl.IntVar(&r.WarmupRuns, "warmup-runs", -1, "runs a side made before the first block, kept in OUT/warmup and not compared (-1: 1 with --keep-running, whose servers are fresh only for their first run; else 0)")
@@ -160,7 +172,14 @@ func runRoutine(ctx context.Context, cmd *cobra.Command, r routine.Request) erro
 	if r.Bench, err = os.Executable(); err != nil {
 		return failedError(fmt.Errorf("find the bench binary: %w", err))
 	}
-	r.Registry, r.SeedGiven = reg, cmd.Flags().Changed("order-seed")
+	fl := cmd.Flags()
+	r.Registry, r.SeedGiven = reg, fl.Changed("order-seed")
+	// The default design: a duet where one fits, stopping when it knows
+	// within a budget; a design flag, --runs or --budget says otherwise.
+	r.DuetAuto = !fl.Changed("duet") && !fl.Changed("keep-running") && !fl.Changed("cold")
+	if !fl.Changed("budget") && !fl.Changed("runs") {
+		r.Budget = routine.DefaultBudget
+	}
 	v, err := r.Do(ctx)
 	switch {
 	case err != nil:

@@ -718,7 +718,8 @@ var delayTarget = []string{"routine", "-c", "config.properties", "--set", "DB_SW
 	"--baseline", "a=embedded", "--contender", "b=embedded", "--runs", "4"}
 
 // TestRoutineStopsWhenItKnows: with --budget the routine looks after its
-// first 4 runs a side and at 6, 8, 10, 14 and 18 (routine.LookRuns), and stops at the look
+// first 4 runs a side and at 6, 8, 10, 14, ... (routine.LookRuns; at most
+// 12 looks with a budget), and stops at the look
 // that decides (a 30% slowdown early), at the budget, or at its last look
 // (saying how much budget was left and the looks that would have used it);
 // the report says where and why, and the records are the runs made.
@@ -732,8 +733,8 @@ func TestRoutineStopsWhenItKnows(t *testing.T) {
 		looks int
 		why   string
 	}{
-		{"a 30% slowdown", []string{"--side-set", "b:NULL_SLOWDOWN_PCT=30", "--budget", "10m"}, 1, 0, 6, "because a regression is shown"},
-		{"a limit no run can prove, and a budget spent", []string{"--fail-above", "0.1", "--budget", "1s"}, 4, 1, 6, "would not fit in --budget 1s"},
+		{"a 30% slowdown", []string{"--side-set", "b:NULL_SLOWDOWN_PCT=30", "--budget", "10m"}, 1, 0, 12, "because a regression is shown"},
+		{"a limit no run can prove, and a budget spent", []string{"--fail-above", "0.1", "--budget", "1s"}, 4, 1, 12, "would not fit in --budget 1s"},
 		{"two looks and no budget", []string{"--fail-above", "0.1", "--looks", "2"}, 4, 2, 2, "because it was the last look"},
 		{"two looks and time to spare", []string{"--fail-above", "0.1", "--looks", "2", "--budget", "10m"}, 4, 2, 2, "because it was the last look, with 9m"},
 	} {
@@ -865,6 +866,41 @@ func TestRoutineWarmupRuns(t *testing.T) {
 // phase of one side beginning with the other side's (each run lasts about
 // a second on the delay target, so runs made one after the other would
 // start a second apart), the blocks tested in pairs; the summary says so.
+// TestRoutineDefaultDesign: without a design flag the routine is a duet
+// where one fits and stops when it knows within 30 minutes; where no duet
+// fits (embedded sides, a configuration a server kept running cannot take)
+// it says why and takes turns; --runs alone makes exactly that many runs.
+func TestRoutineDefaultDesign(t *testing.T) {
+	const (
+		sequential = "Sequential: looks after 6, 8, 10, 14, …, 96 runs a side, at most 12 looks, within --budget 30m0s"
+		duet       = "\nDuet (--duet): each block's runs made at the same time"
+	)
+	iotdb := []string{"routine", "-c", "examples/weekly-iotdb.properties", "--baseline", "a=iotdb:2.0.10", "--contender", "b=iotdb:2.0.10", "--aa", "--dry-run"}
+	for _, c := range []struct {
+		name      string
+		args      []string
+		duet, seq bool
+		why       string
+	}{
+		{"two IoTDB releases", iotdb, true, true, ""},
+		{"IS_DELETE_DATA=false", append(slices.Clone(iotdb), "--set", "IS_DELETE_DATA=false"), false, true, "routine: no duet (the default where one fits): IS_DELETE_DATA=false: "},
+		{"--duet=false", append(slices.Clone(iotdb), "--duet=false"), false, true, ""},
+		{"--runs alone", append(slices.Clone(iotdb), "--runs", "4"), true, false, ""},
+		{"embedded sides", append(slices.Clone(small), "--baseline", "a=embedded", "--contender", "b=embedded", "--aa", "--dry-run"), false, true,
+			"routine: no duet (the default where one fits): side a is embedded: it has no server to keep running beside the others; the sides' runs take turns instead"},
+	} {
+		r := bench(t, append(c.args, "--out", t.TempDir())...)
+		if r.code != 0 {
+			t.Errorf("%s: exit %d\n%s", c.name, r.code, r.stderr)
+			continue
+		}
+		if strings.Contains(r.stdout, duet) != c.duet || strings.Contains(r.stdout, sequential) != c.seq || !strings.Contains(r.stderr, c.why) ||
+			c.why == "" && strings.Contains(r.stderr, "no duet") {
+			t.Errorf("%s: want duet %v, sequential %v, %q:\n%s\n%s", c.name, c.duet, c.seq, c.why, r.stdout, r.stderr)
+		}
+	}
+}
+
 func TestRoutineDuet(t *testing.T) {
 	out := t.TempDir()
 	r := bench(t, append(slices.Clone(small), "--set", "DB_SWITCH=Null", "--set", "NULL_DELAY_MS=10", "--set", "VERIFY=false", "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=3",

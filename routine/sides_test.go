@@ -2,6 +2,7 @@ package routine
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,6 +213,39 @@ func TestConfigChange(t *testing.T) {
 		}
 		if got := strings.Join(ConfigChange(configs), " "); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestServerPortIsNotASideRelay: the servers the routine starts listen on
+// the port of the configuration every side shares; a side's own --side-set
+// PORT is a relay or proxy in front of its server (tools/power-curve's),
+// which must not move where the server is started.
+func TestServerPortIsNotASideRelay(t *testing.T) {
+	reg := adapters.Registry{sqlite.Driver(), null.Driver(), elasticsearch.Driver()}
+	file := filepath.Join(t.TempDir(), "c.properties")
+	if err := os.WriteFile(file, []byte("DB_SWITCH=Elasticsearch\nPORT=9300\nLOOP=10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sides, err := ParseSides("a=elasticsearch:8.19.21", []string{"b=elasticsearch:8.19.21"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		sets []string
+		want int
+	}{
+		{"no side ports", nil, 9300},
+		{"a relay before each side", []string{"a:PORT=9310", "b:PORT=9311"}, 9300},
+	} {
+		r := &Request{Config: file, Registry: reg, Log: io.Discard, Out: t.TempDir()}
+		if r.perSide, err = SideSets(c.sets, sides); err != nil {
+			t.Fatal(err)
+		}
+		port, _, err := r.check(sides)
+		if err != nil || port != c.want {
+			t.Errorf("%s: servers on %d (%v), want %d", c.name, port, err, c.want)
 		}
 	}
 }

@@ -1,0 +1,115 @@
+// Command lookreplay replays the looks of a finished bench routine under a
+// schedule of looks of your choice: at each look it compares the runs of
+// the first n blocks at the levels that look spends (compare.Options.AtLook),
+// as the routine would have, and says where the routine would have stopped
+// and why. On the same records, two schedules then differ only by the
+// schedule: what a schedule decides is told apart from what the runs were
+// (docs/weekly-regression.md, looks a quarter apart against looks after
+// every pair of blocks).
+//
+//	go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 12] RESULTS_DIR BASELINE CONTENDER
+//
+// -schedule quarter is bench routine's (routine.LookRuns); pairs is the one
+// before 2026-12-06: a look after every pair of blocks. A look past the
+// blocks the records hold is not made: the replay says the routine would
+// have gone on. The budget is not replayed.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/tsbench/tsbench/catalog"
+	"github.com/tsbench/tsbench/compare"
+	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/routine"
+)
+
+func main() {
+	paired := flag.Bool("paired", true, "test the runs in pairs within blocks, as a duet does")
+	failAbove := flag.Float64("fail-above", 10, "the gate's limit, percent")
+	schedule := flag.String("schedule", "quarter", "quarter (a quarter more runs a side each look) or pairs (a look after every pair of blocks)")
+	first := flag.Int("first", 6, "runs a side at the first look")
+	looks := flag.Int("looks", 12, "the most looks")
+	flag.Parse()
+	if flag.NArg() != 3 || *first < compare.MinRuns || *looks < 1 || (*schedule != "quarter" && *schedule != "pairs") {
+		fmt.Fprintln(os.Stderr, "usage: go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 12] RESULTS_DIR BASELINE CONTENDER")
+		os.Exit(2)
+	}
+	if err := replay(flag.Arg(0), []string{flag.Arg(1), flag.Arg(2)}, *paired, *failAbove, at(*schedule, *first, *looks)); err != nil {
+		fmt.Fprintln(os.Stderr, "lookreplay:", err)
+		os.Exit(1)
+	}
+}
+
+// at is the runs a side at each look of a schedule.
+func at(schedule string, first, looks int) []int {
+	if schedule == "quarter" {
+		return routine.LookRuns(first, looks)
+	}
+	var out []int
+	for k := range looks {
+		out = append(out, first+2*k)
+	}
+	return out
+}
+
+func replay(dir string, labels []string, paired bool, failAbove float64, schedule []int) error {
+	c, err := catalog.Open(dir)
+	if err != nil {
+		return err
+	}
+	runs, _, _, err := c.Sides(labels)
+	if err != nil {
+		return err
+	}
+	held := blocks(runs)
+	fmt.Printf("%s: %d blocks; looks after %v runs a side\n", dir, held, schedule)
+	base := compare.Options{Paired: paired, MinEffect: 5, MinAbsMS: compare.DefaultMinAbsMS}
+	for k, n := range schedule {
+		if n > held {
+			fmt.Printf("look %d of %d (%d runs a side): not made, the records hold %d blocks: the routine would have gone on\n", k+1, len(schedule), n, held)
+			return nil
+		}
+		var upTo [][]*record.Record
+		for _, side := range runs {
+			var rs []*record.Record
+			for _, r := range side {
+				if r.Routine != nil && r.Routine.Block <= n {
+					rs = append(rs, r)
+				}
+			}
+			upTo = append(upTo, rs)
+		}
+		opt := base.AtLook(k+1, len(schedule))
+		cmp, _, err := compare.Build(labels, upTo, nil, opt, false)
+		if err != nil {
+			return err
+		}
+		v := cmp.Decide(failAbove, compare.UntestedFail)
+		fmt.Printf("look %d of %d (%d runs a side, intervals at %.4g%%): %s\n", k+1, len(schedule), n, 100*opt.Confidence, v.Headline)
+		if v.Status == compare.Passed || v.Status == compare.Regression {
+			return nil
+		}
+	}
+	fmt.Println("the last look: the routine would have stopped there, inconclusive")
+	return nil
+}
+
+// blocks is the most blocks every side's records reach.
+func blocks(runs [][]*record.Record) int {
+	least := -1
+	for _, side := range runs {
+		most := 0
+		for _, r := range side {
+			if r.Routine != nil {
+				most = max(most, r.Routine.Block)
+			}
+		}
+		if least < 0 || most < least {
+			least = most
+		}
+	}
+	return max(least, 0)
+}

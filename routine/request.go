@@ -37,8 +37,8 @@ type Request struct {
 	// look at the levels compare.Options.AtLook spends) and stops when every
 	// gated row is decided, at the last of Looks looks, or when the budget
 	// ends (0: no limit): if the next look would not fit in it, a last look
-	// after the blocks that do spends the levels left. Looks 0 is 6 with a
-	// budget, else 1 (one look: the routine as it was).
+	// after the blocks that do spends the levels left. Looks 0 is
+	// DefaultLooks with a budget, else 1 (one look: the routine as it was).
 	Budget        time.Duration
 	Looks         int
 	Seed          uint64  // --order-seed
@@ -479,7 +479,8 @@ func (r *Request) checkDesign(sides []Side, asked Request) (int, map[string]map[
 		held.WriteTo(log)
 		return port, commands, err
 	}
-	r.Duet, r.KeepRunning, r.Cold, r.Compare, r.WarmupRuns = false, asked.KeepRunning, asked.Cold, asked.Compare, asked.WarmupRuns
+	r.Duet, r.DuetAuto = false, false
+	r.KeepRunning, r.Cold, r.Compare, r.WarmupRuns = asked.KeepRunning, asked.Cold, asked.Compare, asked.WarmupRuns
 	if err := r.design(); err != nil {
 		return 0, nil, err
 	}

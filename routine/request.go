@@ -405,10 +405,17 @@ func (r *Request) resolve(ctx context.Context, sides []Side, commands map[string
 	return resolved, nil
 }
 
-// design0 is the design flags as asked, before design fills in what a
-// duet implies: what a routine falls back to when no duet fits.
-func (r *Request) design0() Request {
-	return Request{KeepRunning: r.KeepRunning, Cold: r.Cold, Compare: r.Compare, WarmupRuns: r.WarmupRuns}
+// asked is the design flags as given, before design fills in what a duet
+// implies: what a routine falls back to when no duet fits.
+type asked struct {
+	keepRunning bool
+	cold        string
+	compare     compare.Options
+	warmupRuns  int
+}
+
+func (r *Request) design0() asked {
+	return asked{r.KeepRunning, r.Cold, r.Compare, r.WarmupRuns}
 }
 
 // design fills in what the design flags imply and refuses what they
@@ -465,7 +472,7 @@ func (r *Request) noDuet(why string) {
 // server that cannot clear its caches, a database file the sides would
 // share), it says why and checks the design asked (restarts around every
 // run) instead.
-func (r *Request) checkDesign(sides []Side, asked Request) (int, map[string]map[string]string, error) {
+func (r *Request) checkDesign(sides []Side, a asked) (int, map[string]map[string]string, error) {
 	if !r.DuetAuto {
 		return r.check(sides)
 	}
@@ -480,7 +487,7 @@ func (r *Request) checkDesign(sides []Side, asked Request) (int, map[string]map[
 		return port, commands, err
 	}
 	r.Duet, r.DuetAuto = false, false
-	r.KeepRunning, r.Cold, r.Compare, r.WarmupRuns = asked.KeepRunning, asked.Cold, asked.Compare, asked.WarmupRuns
+	r.KeepRunning, r.Cold, r.Compare, r.WarmupRuns = a.keepRunning, a.cold, a.compare, a.warmupRuns
 	if err := r.design(); err != nil {
 		return 0, nil, err
 	}

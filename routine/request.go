@@ -128,7 +128,7 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	if err != nil {
 		return nil, bad(err)
 	}
-	asked := r.design0()
+	asked := r.askedDesign()
 	if r.DuetAuto {
 		if why := duetUnfit(sides); why != "" {
 			r.DuetAuto = false
@@ -405,17 +405,17 @@ func (r *Request) resolve(ctx context.Context, sides []Side, commands map[string
 	return resolved, nil
 }
 
-// asked is the design flags as given, before design fills in what a duet
+// askedDesign is the design flags as given, before design fills in what a duet
 // implies: what a routine falls back to when no duet fits.
-type asked struct {
+type askedDesign struct {
 	keepRunning bool
 	cold        string
 	compare     compare.Options
 	warmupRuns  int
 }
 
-func (r *Request) design0() asked {
-	return asked{r.KeepRunning, r.Cold, r.Compare, r.WarmupRuns}
+func (r *Request) askedDesign() askedDesign {
+	return askedDesign{r.KeepRunning, r.Cold, r.Compare, r.WarmupRuns}
 }
 
 // design fills in what the design flags imply and refuses what they
@@ -472,7 +472,7 @@ func (r *Request) noDuet(why string) {
 // server that cannot clear its caches, a database file the sides would
 // share), it says why and checks the design asked (restarts around every
 // run) instead.
-func (r *Request) checkDesign(sides []Side, a asked) (int, map[string]map[string]string, error) {
+func (r *Request) checkDesign(sides []Side, a askedDesign) (int, map[string]map[string]string, error) {
 	if !r.DuetAuto {
 		return r.check(sides)
 	}

@@ -26,6 +26,42 @@ func TestContainerImage(t *testing.T) {
 		}
 		t.Skip("needs a container engine and Elasticsearch: bash scripts/docker-engine start && scripts/elasticsearch start, then TSBENCH_DOCKER=1 TSBENCH_ES=127.0.0.1:9200")
 	}
+	image := containerImage(t)
+
+	work := t.TempDir()
+	if err := os.Chmod(work, 0o777); err != nil { // the image runs as 65532
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(filepath.Join("..", "..", "examples", "elasticsearch.properties"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := strings.Cut(es, ":")
+	if err := os.WriteFile(filepath.Join(work, "es.properties"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := exec.Command("docker", "run", "--rm", "--network", "host", "-v", work+":/work", image,
+		"-c", "/work/es.properties", "--set", "HOST="+host, "--set", "PORT="+port, "--set", "LOOP=24", "--set", "DB_NAME=tsbench_container",
+		"--set", "RESULTS_DIR=/work/results", "--label", "container")
+	out, err := run.CombinedOutput()
+	if err != nil {
+		t.Fatalf("docker run: %v\n%s", err, out)
+	}
+	recs := records(t, filepath.Join(work, "results"))
+	if len(recs) != 1 || recs[0].Status != "complete" || recs[0].Label != "container" || recs[0].Target.Build == "" {
+		t.Fatalf("records %+v\n%s", recs, out)
+	}
+	if !strings.Contains(string(out), "Result Matrix") {
+		t.Fatalf("no Result Matrix in the container's output:\n%s", out)
+	}
+}
+
+// containerImage builds the image of the Dockerfile's final stage (FROM
+// scratch, the user-facing file as it is) from a static binary built on the
+// host, base images not being pullable here: the build stage's work is done
+// by go build. It returns the image's name, removed when the test ends.
+func containerImage(t *testing.T) string {
+	t.Helper()
 	ctx := t.TempDir()
 	// The final stage, COPY --from=build SRC DST made COPY out/SRC DST.
 	f, err := os.Open(filepath.Join("..", "..", "Dockerfile"))
@@ -78,40 +114,14 @@ func TestContainerImage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ctx, "Dockerfile"), []byte(strings.Join(df, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	image := fmt.Sprintf("tsbench-test:%d", os.Getpid())
+	image := fmt.Sprintf("tsbench-test:%d-%s", os.Getpid(), strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")))
 	build := exec.Command("docker", "build", "-q", "-t", image, ctx)
 	build.Env = append(os.Environ(), "DOCKER_BUILDKIT=0") // the classic builder needs no helper image
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("docker build: %v\n%s", err, out)
 	}
-	defer exec.Command("docker", "rmi", "-f", image).Run()
-
-	work := t.TempDir()
-	if err := os.Chmod(work, 0o777); err != nil { // the image runs as 65532
-		t.Fatal(err)
-	}
-	cfg, err := os.ReadFile(filepath.Join("..", "..", "examples", "elasticsearch.properties"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, port, _ := strings.Cut(es, ":")
-	if err := os.WriteFile(filepath.Join(work, "es.properties"), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run := exec.Command("docker", "run", "--rm", "--network", "host", "-v", work+":/work", image,
-		"-c", "/work/es.properties", "--set", "HOST="+host, "--set", "PORT="+port, "--set", "LOOP=24", "--set", "DB_NAME=tsbench_container",
-		"--set", "RESULTS_DIR=/work/results", "--label", "container")
-	out, err := run.CombinedOutput()
-	if err != nil {
-		t.Fatalf("docker run: %v\n%s", err, out)
-	}
-	recs := records(t, filepath.Join(work, "results"))
-	if len(recs) != 1 || recs[0].Status != "complete" || recs[0].Label != "container" || recs[0].Target.Build == "" {
-		t.Fatalf("records %+v\n%s", recs, out)
-	}
-	if !strings.Contains(string(out), "Result Matrix") {
-		t.Fatalf("no Result Matrix in the container's output:\n%s", out)
-	}
+	t.Cleanup(func() { exec.Command("docker", "rmi", "-f", image).Run() })
+	return image
 }
 
 func slicesHas(ss []string, s string) bool {

@@ -84,7 +84,7 @@ func (d Distributed) Run(t testing.TB, label string) ([]*record.Record, *record.
 		t.Fatalf("the merged record of %s: %v", label, err)
 	}
 	merged := found[0]
-	checkMerged(t, instances, merged)
+	CheckMerged(t, instances, merged)
 	out, code := d.bench(nil, args("verify")...)
 	if code != 0 || !strings.Contains(out, "every device holds exactly the points the workload writes") || !strings.Contains(out, fmt.Sprintf("all %d instances", d.N)) {
 		t.Fatalf("bench verify of the whole distributed workload: exit %d\n%s", code, out)
@@ -137,7 +137,12 @@ func RunBench(bin, dir string, env []string, args ...string) (string, int) {
 	return out.String(), 0
 }
 
-func checkMerged(t testing.TB, instances []*record.Record, merged *record.Record) {
+// CheckMerged fails the test unless merged is a complete merge of the
+// instances: every instance merged; INGESTION points n times one instance's
+// VERIFY-expected workload and equal to the instances' sum; every merged
+// histogram counting exactly the operations merged into it; VERIFY of the
+// whole.
+func CheckMerged(t testing.TB, instances []*record.Record, merged *record.Record) {
 	t.Helper()
 	n := len(instances)
 	if merged.Status != record.StatusComplete || merged.Instance == nil || len(merged.Instance.Merged) != n {

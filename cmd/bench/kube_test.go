@@ -28,8 +28,9 @@ import (
 // write to the shared volume (a hostPath PersistentVolume) are merged by
 // the merge Job, whose merge must hold every instance's points.
 //
-// Not in CI: building Kubernetes took about 20 minutes here the first
-// time, and the run takes about 2 more (docs/distributed.md).
+// Not in CI: building Kubernetes takes about 5 minutes the first time,
+// and the run about 2 more, where CI has about 7 left under its 50
+// (docs/distributed.md).
 // tools/kube-proof starts what it needs and runs it.
 func TestKubernetesIndexedJob(t *testing.T) {
 	kubeconfig := os.Getenv("TSBENCH_KUBE")

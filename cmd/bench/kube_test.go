@@ -21,9 +21,9 @@ import (
 // single node of scripts/kube-local, the image built from the Dockerfile
 // and imported into it, the shipped manifests with their placeholders
 // filled as docs/distributed.md says, and a kustomization of what a run on
-// that node changes (kubePatches: the pods use the host's
-// network, ask for a tenth of a CPU each, and the ConfigMap's HOST, PORT
-// and a smaller workload). Against the IoTDB and the Elasticsearch of the
+// that node changes: the pods use the host's network and ask for a tenth
+// of a CPU each (kubePatches), and the ConfigMap names the server and a
+// smaller workload (setKeys). Against the IoTDB and the Elasticsearch of the
 // test suite, three instances run as an Indexed Job; the records they
 // write to the shared volume (a hostPath PersistentVolume) are merged by
 // the merge Job, whose merge must hold every instance's points.
@@ -72,12 +72,21 @@ type kube struct {
 	config string
 }
 
-func (k kube) kubectl(stdin string, args ...string) string {
-	k.t.Helper()
+// command is kubectl with args: scripts/kube-local's own (its bin folder
+// beside its kubeconfigs), else the one on PATH.
+func (k kube) command(args ...string) *exec.Cmd {
 	cmd := exec.Command("kubectl", append([]string{"--kubeconfig", k.config}, args...)...)
 	if path, err := exec.LookPath(filepath.Join(filepath.Dir(filepath.Dir(k.config)), "bin", "kubectl")); err == nil {
-		cmd.Path = path // scripts/kube-local's own, beside its kubeconfigs
+		cmd.Path = path
 	}
+	return cmd
+}
+
+// kubectl runs kubectl with args and stdin, fails the test unless it
+// succeeds, and returns its output.
+func (k kube) kubectl(stdin string, args ...string) string {
+	k.t.Helper()
+	cmd := k.command(args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -100,8 +109,8 @@ func (k kube) run(name, image string, sets map[string]string) {
 	}
 	k.kubectl("", "create", "namespace", ns)
 	t.Cleanup(func() {
-		exec.Command("kubectl", "--kubeconfig", k.config, "delete", "namespace", ns, "--wait=false").Run()
-		exec.Command("kubectl", "--kubeconfig", k.config, "delete", "pv", ns).Run()
+		k.command("delete", "namespace", ns, "--wait=false").Run()
+		k.command("delete", "pv", ns).Run()
 	})
 	// The volume the claim of results-pvc.yaml binds: a folder of this
 	// host, as a cluster's ReadWriteMany storage class would provide.

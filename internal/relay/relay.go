@@ -10,6 +10,7 @@ package relay
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -21,8 +22,11 @@ import (
 type Relay struct {
 	Target string
 	Share  float64
-	// Held counts the responses held back; HeldFor their total delay.
-	Held, HeldFor atomic.Int64
+	// Held counts the responses held back; HeldFor their total delay as
+	// asked (Share of ServerTime), HeldTook as it came: a timer wakes its
+	// goroutine late on a busy machine, so a short hold takes longer than
+	// asked, and the regression a contender gets is what it took.
+	Held, HeldFor, HeldTook, ServerTime atomic.Int64
 }
 
 // Serve accepts connections on l until ctx ends or l fails.
@@ -81,13 +85,17 @@ func (r *Relay) relay(ctx context.Context, client net.Conn) {
 			n, err := server.Read(buf)
 			if n > 0 {
 				if t := lastReq.Swap(0); t != 0 {
-					hold := time.Duration(r.Share * float64(time.Now().UnixNano()-t))
+					now := time.Now()
+					took := now.UnixNano() - t
+					hold := time.Duration(r.Share * float64(took))
 					r.Held.Add(1)
+					r.ServerTime.Add(took)
 					r.HeldFor.Add(int64(hold))
 					select {
 					case <-time.After(hold):
 					case <-ctx.Done():
 					}
+					r.HeldTook.Add(int64(time.Since(now)))
 				}
 				if _, werr := client.Write(buf[:n]); werr != nil {
 					break
@@ -114,4 +122,22 @@ func closeWrite(c net.Conn) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.CloseWrite()
 	}
+}
+
+// Summary says what r held, on average a response: what it asked and what
+// the holds took, each also as a share of the server's time. The first
+// words stay "held N responses, D each on average" (the asked hold), which
+// the power curves' notes quote.
+func Summary(r *Relay) string {
+	n := max(r.Held.Load(), 1)
+	server := float64(r.ServerTime.Load())
+	share := func(d int64) float64 {
+		if server == 0 {
+			return 0
+		}
+		return float64(d) / server
+	}
+	return fmt.Sprintf("held %d responses, %v each on average (asked; %.3f of the server's %v), took %v (%.3f of it)",
+		r.Held.Load(), time.Duration(r.HeldFor.Load()/n), share(r.HeldFor.Load()), time.Duration(r.ServerTime.Load()/n),
+		time.Duration(r.HeldTook.Load()/n), share(r.HeldTook.Load()))
 }

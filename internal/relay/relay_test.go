@@ -3,7 +3,9 @@ package relay
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 )
@@ -75,5 +77,17 @@ func TestRelayHoldsEachResponse(t *testing.T) {
 	// answer's time holds too: held ≤ 0.5 × (answer − held).
 	if float64(held) > 0.5*float64(mean-held)*1.05+float64(time.Millisecond) {
 		t.Errorf("held %v of answers of %v: more than half of the rest", held, mean)
+	}
+	// A timer never fires early, so each hold took at least what it asked;
+	// the server's time it was asked from is the 20 ms sleep at least.
+	if r.HeldTook.Load() < r.HeldFor.Load() {
+		t.Errorf("the holds took %v in all, less than the %v asked", time.Duration(r.HeldTook.Load()), time.Duration(r.HeldFor.Load()))
+	}
+	if server := time.Duration(r.ServerTime.Load() / n); server < 20*time.Millisecond {
+		t.Errorf("the server's time a response %v, want at least the 20 ms it slept", server)
+	}
+	want := fmt.Sprintf("held %d responses, %v each on average (asked; 0.500 of the server's", n, held)
+	if got := Summary(r); !strings.HasPrefix(got, want) {
+		t.Errorf("Summary = %q, want it to begin %q", got, want)
 	}
 }

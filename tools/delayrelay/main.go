@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/tsbench/tsbench/internal/relay"
 )
@@ -49,6 +48,5 @@ func main() {
 		fmt.Fprintf(os.Stderr, "delayrelay: %v\n", err)
 		os.Exit(1)
 	}
-	n := r.Held.Load()
-	fmt.Fprintf(os.Stderr, "delayrelay: held %d responses, %v each on average\n", n, time.Duration(r.HeldFor.Load()/max(n, 1)))
+	fmt.Fprintf(os.Stderr, "delayrelay: %s\n", relay.Summary(r))
 }

@@ -4,7 +4,9 @@
 // tell (exit 4), with the rate's 95% interval, the routines' wall time and
 // runs a side, and how far the gated latency rows leaned (the median over a
 // routine's rows of contender/baseline, then the median and range of those
-// over the cell's routines).
+// over the cell's routines), and what the contender's relay holds took as a
+// share of the server's time (its last line, where it says: a relay before
+// 2026-12-06 said only what it asked).
 //
 //	go run ./tools/powertable OUT
 package main
@@ -30,6 +32,7 @@ type cell struct {
 	exits         map[int]int
 	walls, runs   []float64
 	leans         []float64
+	took          []float64
 }
 
 var (
@@ -37,6 +40,7 @@ var (
 	cellName = regexp.MustCompile(`^(fixed|budget|keep|keepbudget|clear|clearbudget|duet|duetbudget|duetrestart|default)-([0-9.]+)-[0-9]+$`)
 	wallLine = regexp.MustCompile(`(?m)^Wall time (\S+):`)
 	runsLine = regexp.MustCompile(`(?m)^Routine: .*?, (\d+) runs a side`)
+	tookLine = regexp.MustCompile(`, took \S+ \(([0-9.]+) of it\)`)
 )
 
 func main() {
@@ -74,6 +78,11 @@ func main() {
 			v, _ := strconv.Atoi(string(r[1]))
 			c.runs = append(c.runs, float64(v))
 		}
+		relay, _ := os.ReadFile(filepath.Join(d, "relay"))
+		if t := tookLine.FindSubmatch(relay); t != nil {
+			v, _ := strconv.ParseFloat(string(t[1]), 64)
+			c.took = append(c.took, v)
+		}
 		if l, ok := lean(filepath.Join(d, "report.json")); ok {
 			c.leans = append(c.leans, l)
 		}
@@ -91,8 +100,8 @@ func main() {
 		y, _ := strconv.ParseFloat(b.share, 64)
 		return x < y
 	})
-	fmt.Println("| design | contender slower by | routines | caught (exit 1) | passed (exit 0) | inconclusive (exit 4) | wall time, median | runs a side, median | gated latency rows, median ratio [range over routines] |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| design | contender slower by (share asked) | routines | caught (exit 1) | passed (exit 0) | inconclusive (exit 4) | wall time, median | runs a side, median | gated latency rows, median ratio [range over routines] | the holds took, share of server time, median [range] |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, k := range keys {
 		c := cells[k]
 		n := c.exits[0] + c.exits[1] + c.exits[4]
@@ -106,8 +115,13 @@ func main() {
 			sort.Float64s(c.leans)
 			lean = fmt.Sprintf("%.3f [%.3f–%.3f]", stats.Median(c.leans), c.leans[0], c.leans[len(c.leans)-1])
 		}
-		fmt.Printf("| %s | %s | %d | %s | %s | %s | %.1f min | %g | %s |\n", c.design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
-			stats.Median(c.walls), stats.Median(c.runs), lean)
+		took := "not recorded"
+		if len(c.took) > 0 {
+			sort.Float64s(c.took)
+			took = fmt.Sprintf("%.3f [%.3f–%.3f] (%d recorded)", stats.Median(c.took), c.took[0], c.took[len(c.took)-1], len(c.took))
+		}
+		fmt.Printf("| %s | %s | %d | %s | %s | %s | %.1f min | %g | %s | %s |\n", c.design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
+			stats.Median(c.walls), stats.Median(c.runs), lean, took)
 	}
 }
 

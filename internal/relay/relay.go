@@ -38,7 +38,7 @@ type Relay struct {
 }
 
 // plan is how long to wait to hold a response for hold, owing debt. A timer
-// wakes its goroutine late on a busy machine (here about a millisecond,
+// wakes its goroutine late on a busy machine (here about half a millisecond,
 // against holds of 0.2 ms for a 5% share of a 4 ms write), so waiting what
 // each hold asks would slow the contender by several times its share. The
 // holds that follow a late one give the excess back (a response whose debt

@@ -112,17 +112,21 @@ func main() {
 		}
 		lean := "n/a"
 		if len(c.leans) > 0 {
-			sort.Float64s(c.leans)
-			lean = fmt.Sprintf("%.3f [%.3f–%.3f]", stats.Median(c.leans), c.leans[0], c.leans[len(c.leans)-1])
+			lean = medianRange(c.leans)
 		}
 		took := "not recorded"
 		if len(c.took) > 0 {
-			sort.Float64s(c.took)
-			took = fmt.Sprintf("%.3f [%.3f–%.3f] (%d recorded)", stats.Median(c.took), c.took[0], c.took[len(c.took)-1], len(c.took))
+			took = fmt.Sprintf("%s (%d recorded)", medianRange(c.took), len(c.took))
 		}
 		fmt.Printf("| %s | %s | %d | %s | %s | %s | %.1f min | %g | %s | %s |\n", c.design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
 			stats.Median(c.walls), stats.Median(c.runs), lean, took)
 	}
+}
+
+// medianRange is "median [min–max]" of xs, which it sorts.
+func medianRange(xs []float64) string {
+	sort.Float64s(xs)
+	return fmt.Sprintf("%.3f [%.3f–%.3f]", stats.Median(xs), xs[0], xs[len(xs)-1])
 }
 
 // rate is k of n with its exact (Clopper–Pearson) 95% interval.

@@ -140,7 +140,7 @@ are neither proven within nor shown worse, untested or not measured.`,
 	fl.Uint64Var(&r.Seed, "order-seed", 0, "draws which block of each pair of blocks comes first (default: from the clock, printed; give it to repeat an order)")
 	fl.IntVar(&r.Runs, "runs", 6, "runs a side (even: an odd number is rounded up, so that the order is balanced); with a budget, the runs of the first look. Given without --budget: exactly these runs, no budget")
 	fl.DurationVar(&r.Budget, "budget", 0, "stop when you know: after --runs runs a side, look again each time the runs a side grew by a quarter, and stop once every gated row is decided (worse, or proven within --fail-above), at the last look, or when this time ends (the levels are spent over the looks: valid under this optional stopping); default 30m unless --runs is given, 0: exactly --runs runs a side")
-	fl.IntVar(&r.Looks, "looks", 0, "the most looks of a sequential routine (default 12 with a budget: from 6 runs a side up to 96; above 1 without one: stop when decided, at most this many looks)")
+	fl.IntVar(&r.Looks, "looks", 0, "the most looks of a sequential routine (default 14 with a budget: from 6 runs a side up to 150; above 1 without one: stop when decided, at most this many looks)")
 	fl.StringVar(&r.Out, "out", "", "the folder for the report, the charts and the records (default routine-<UTC time>)")
 	fl.Float64Var(&r.FailAbove, "fail-above", 10, "gate: exit 1 when a gated row is significantly worse by more than this percentage")
 	fl.Float64Var(&r.Compare.Alpha, "alpha", compare.DefaultAlpha, "family-wise significance level of the verdicts and the gate")

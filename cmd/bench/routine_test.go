@@ -719,7 +719,7 @@ var delayTarget = []string{"routine", "-c", "config.properties", "--set", "DB_SW
 
 // TestRoutineStopsWhenItKnows: with --budget the routine looks after its
 // first 4 runs a side and at 6, 8, 10, 14, ... (routine.LookRuns; at most
-// 12 looks with a budget), and stops at the look
+// 14 looks with a budget), and stops at the look
 // that decides (a 30% slowdown early), at the budget, or at its last look
 // (saying how much budget was left and the looks that would have used it);
 // the report says where and why, and the records are the runs made.
@@ -733,8 +733,8 @@ func TestRoutineStopsWhenItKnows(t *testing.T) {
 		looks int
 		why   string
 	}{
-		{"a 30% slowdown", []string{"--side-set", "b:NULL_SLOWDOWN_PCT=30", "--budget", "10m"}, 1, 0, 12, "because a regression is shown"},
-		{"a limit no run can prove, and a budget spent", []string{"--fail-above", "0.1", "--budget", "1s"}, 4, 1, 12, "would not fit in --budget 1s"},
+		{"a 30% slowdown", []string{"--side-set", "b:NULL_SLOWDOWN_PCT=30", "--budget", "10m"}, 1, 0, routine.DefaultLooks, "because a regression is shown"},
+		{"a limit no run can prove, and a budget spent", []string{"--fail-above", "0.1", "--budget", "1s"}, 4, 1, routine.DefaultLooks, "would not fit in --budget 1s"},
 		{"two looks and no budget", []string{"--fail-above", "0.1", "--looks", "2"}, 4, 2, 2, "because it was the last look"},
 		{"two looks and time to spare", []string{"--fail-above", "0.1", "--looks", "2", "--budget", "10m"}, 4, 2, 2, "because it was the last look, with 9m"},
 	} {
@@ -750,7 +750,7 @@ func TestRoutineStopsWhenItKnows(t *testing.T) {
 		switch {
 		case c.look == 0 && look == c.looks:
 			// Where a real slowdown is shown depends on the machine's noise
-			// (the first look spends only α/36), but not at the last look.
+			// (the first look spends only α/DefaultLooks²), but not at the last look.
 			t.Errorf("%s: did not stop before its last look:\n%s", c.name, r.stdout)
 			continue
 		case c.code == 4 && r.code == 0 && look <= c.look:
@@ -872,7 +872,7 @@ func TestRoutineWarmupRuns(t *testing.T) {
 // it says why and takes turns; --runs alone makes exactly that many runs.
 func TestRoutineDefaultDesign(t *testing.T) {
 	const (
-		sequential = "Sequential: looks after 6, 8, 10, 14, …, 96 runs a side, at most 12 looks, within --budget 30m0s"
+		sequential = "Sequential: looks after 6, 8, 10, 14, …, 150 runs a side, at most 14 looks, within --budget 30m0s"
 		duet       = "\nDuet (--duet): each block's runs made at the same time"
 	)
 	iotdb := []string{"routine", "-c", "examples/weekly-iotdb.properties", "--baseline", "a=iotdb:2.0.10", "--contender", "b=iotdb:2.0.10", "--aa", "--dry-run"}

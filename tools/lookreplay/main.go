@@ -7,7 +7,7 @@
 // (docs/weekly-regression.md, looks a quarter apart against looks after
 // every pair of blocks).
 //
-//	go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 12] RESULTS_DIR BASELINE CONTENDER
+//	go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] RESULTS_DIR BASELINE CONTENDER
 //
 // -schedule quarter is bench routine's (routine.LookRuns); pairs is the one
 // before 2026-12-06: a look after every pair of blocks. A look past the
@@ -31,10 +31,10 @@ func main() {
 	failAbove := flag.Float64("fail-above", 10, "the gate's limit, percent")
 	schedule := flag.String("schedule", "quarter", "quarter (a quarter more runs a side each look) or pairs (a look after every pair of blocks)")
 	first := flag.Int("first", 6, "runs a side at the first look")
-	looks := flag.Int("looks", 12, "the most looks")
+	looks := flag.Int("looks", routine.DefaultLooks, "the most looks (bench routine's default with a budget)")
 	flag.Parse()
 	if flag.NArg() != 3 || *first < compare.MinRuns || *looks < 1 || (*schedule != "quarter" && *schedule != "pairs") {
-		fmt.Fprintln(os.Stderr, "usage: go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 12] RESULTS_DIR BASELINE CONTENDER")
+		fmt.Fprintln(os.Stderr, "usage: go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] RESULTS_DIR BASELINE CONTENDER")
 		os.Exit(2)
 	}
 	if err := replay(flag.Arg(0), []string{flag.Arg(1), flag.Arg(2)}, *paired, *failAbove, at(*schedule, *first, *looks)); err != nil {

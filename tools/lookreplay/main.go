@@ -7,12 +7,15 @@
 // (docs/weekly-regression.md, looks a quarter apart against looks after
 // every pair of blocks).
 //
-//	go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] RESULTS_DIR BASELINE CONTENDER
+//	go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] [-cut N] RESULTS_DIR BASELINE CONTENDER
 //
 // -schedule quarter is bench routine's (routine.LookRuns); pairs is the one
 // before 2026-12-06: a look after every pair of blocks. A look past the
 // blocks the records hold is not made: the replay says the routine would
-// have gone on. The budget is not replayed.
+// have gone on. -cut N replays a budget that ended after N runs a side:
+// where the schedule's next look would pass N, a last look at N spends the
+// levels left (compare.Options.AtLastLook), as the routine's does; without
+// it the budget is not replayed.
 package main
 
 import (
@@ -32,12 +35,13 @@ func main() {
 	schedule := flag.String("schedule", "quarter", "quarter (a quarter more runs a side each look) or pairs (a look after every pair of blocks)")
 	first := flag.Int("first", 6, "runs a side at the first look")
 	looks := flag.Int("looks", routine.DefaultLooks, "the most looks (bench routine's default with a budget)")
+	cut := flag.Int("cut", 0, "the runs a side after which the budget ended (0: no budget)")
 	flag.Parse()
-	if flag.NArg() != 3 || *first < compare.MinRuns || *looks < 1 || (*schedule != "quarter" && *schedule != "pairs") {
-		fmt.Fprintln(os.Stderr, "usage: go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] RESULTS_DIR BASELINE CONTENDER")
+	if flag.NArg() != 3 || *first < compare.MinRuns || *looks < 1 || *cut < 0 || (*schedule != "quarter" && *schedule != "pairs") {
+		fmt.Fprintln(os.Stderr, "usage: go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] [-cut N] RESULTS_DIR BASELINE CONTENDER")
 		os.Exit(2)
 	}
-	if err := replay(flag.Arg(0), []string{flag.Arg(1), flag.Arg(2)}, *paired, *failAbove, at(*schedule, *first, *looks)); err != nil {
+	if err := replay(flag.Arg(0), []string{flag.Arg(1), flag.Arg(2)}, *paired, *failAbove, at(*schedule, *first, *looks), *cut); err != nil {
 		fmt.Fprintln(os.Stderr, "lookreplay:", err)
 		os.Exit(1)
 	}
@@ -55,7 +59,7 @@ func at(schedule string, first, looks int) []int {
 	return out
 }
 
-func replay(dir string, labels []string, paired bool, failAbove float64, schedule []int) error {
+func replay(dir string, labels []string, paired bool, failAbove float64, schedule []int, cut int) error {
 	c, err := catalog.Open(dir)
 	if err != nil {
 		return err
@@ -67,7 +71,17 @@ func replay(dir string, labels []string, paired bool, failAbove float64, schedul
 	held := blocks(runs)
 	fmt.Printf("%s: %d blocks; looks after %v runs a side\n", dir, held, schedule)
 	base := compare.Options{Paired: paired, MinEffect: 5, MinAbsMS: compare.DefaultMinAbsMS}
+	made := 0 // the runs a side at the look before
 	for k, n := range schedule {
+		last := cut > 0 && n > cut
+		if last && cut <= made {
+			fmt.Println("the budget ended at that look: the routine would have stopped there, inconclusive")
+			return nil
+		}
+		if last {
+			n = cut
+		}
+		made = n
 		if n > held {
 			fmt.Printf("look %d of %d (%d runs a side): not made, the records hold %d blocks: the routine would have gone on\n", k+1, len(schedule), n, held)
 			return nil
@@ -83,6 +97,9 @@ func replay(dir string, labels []string, paired bool, failAbove float64, schedul
 			upTo = append(upTo, rs)
 		}
 		opt := base.AtLook(k+1, len(schedule))
+		if last {
+			opt = base.AtLastLook(k+1, len(schedule))
+		}
 		cmp, _, err := compare.Build(labels, upTo, nil, opt, false)
 		if err != nil {
 			return err
@@ -90,6 +107,10 @@ func replay(dir string, labels []string, paired bool, failAbove float64, schedul
 		v := cmp.Decide(failAbove, compare.UntestedFail)
 		fmt.Printf("look %d of %d (%d runs a side, intervals at %.4g%%): %s\n", k+1, len(schedule), n, 100*opt.Confidence, v.Headline)
 		if v.Status == compare.Passed || v.Status == compare.Regression {
+			return nil
+		}
+		if last {
+			fmt.Println("the budget's last look: the routine would have stopped there, inconclusive")
 			return nil
 		}
 	}

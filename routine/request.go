@@ -681,19 +681,29 @@ func (r *Request) budgetWords() string {
 // returns the blocks after which to look next, 0 to stop.
 func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (int, error) {
 	r.look++
+	block := (elapsed - warm) / time.Duration(blocks) // the blocks so far, on average
+	left := r.Budget - elapsed
+	// A look after which not one more pair of blocks fits in the budget is
+	// the last whatever it finds: it spends the levels of the looks not
+	// made, as a look the budget cut short does. Time alone decides it, not
+	// the runs, so the levels still sum to α.
+	end := r.Budget > 0 && r.look < r.Looks && blocksIn(left, block) < 2
+	if end {
+		r.cut = true
+	}
 	cmp, _, err := r.comparison()
 	if err != nil {
 		return 0, fmt.Errorf("compare the routine's runs at look %d: %w", r.look, err)
 	}
 	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
 	fmt.Fprintf(r.Log, "routine: look %d of at most %d, %d runs a side: %s\n", r.look, r.Looks, blocks, v.Headline)
-	block := (elapsed - warm) / time.Duration(blocks) // the blocks so far, on average
-	left := r.Budget - elapsed
 	switch {
 	case v.Status == compare.Regression:
 		r.stopped = "a regression is shown"
 	case v.Status == compare.Passed:
 		r.stopped = "every gated row is proven within the limit"
+	case end:
+		r.stopped = fmt.Sprintf("another pair of blocks (about %s) would not fit in --budget %s: this look spent the levels left", (2 * block).Round(time.Second), r.Budget)
 	case r.cut:
 		r.stopped = "it was the last look that fit in --budget " + r.Budget.String()
 	case r.look == r.Looks:
@@ -711,13 +721,12 @@ func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (int, error) {
 			}
 		}
 	default:
+		// Not one pair fitting ended the routine above (end), so the next
+		// look is the schedule's or a last one after the pairs that fit.
 		next, cut := nextLook(r.schedule[r.look], blocks, left, block, r.Budget > 0)
-		switch {
-		case cut:
+		if cut {
 			r.cut = true
 			fmt.Fprintf(r.Log, "routine: the next look (%d runs a side) would not fit in --budget %s: a last look after %d runs a side, with the levels left\n", r.schedule[r.look], r.Budget, next)
-		case next == 0:
-			r.stopped = fmt.Sprintf("another pair of blocks (about %s) would not fit in --budget %s", (2 * block).Round(time.Second), r.Budget)
 		}
 		return next, nil
 	}

@@ -734,7 +734,7 @@ func TestRoutineStopsWhenItKnows(t *testing.T) {
 		why   string
 	}{
 		{"a 30% slowdown", []string{"--side-set", "b:NULL_SLOWDOWN_PCT=30", "--budget", "10m"}, 1, 0, routine.DefaultLooks, "because a regression is shown"},
-		{"a limit no run can prove, and a budget spent", []string{"--fail-above", "0.1", "--budget", "1s"}, 4, 1, routine.DefaultLooks, "would not fit in --budget 1s"},
+		{"a limit no run can prove, and a budget spent", []string{"--fail-above", "0.1", "--budget", "1s"}, 4, 1, routine.DefaultLooks, "would not fit in --budget 1s: this look spent the levels left. "},
 		{"two looks and no budget", []string{"--fail-above", "0.1", "--looks", "2"}, 4, 2, 2, "because it was the last look"},
 		{"two looks and time to spare", []string{"--fail-above", "0.1", "--looks", "2", "--budget", "10m"}, 4, 2, 2, "because it was the last look, with 9m"},
 	} {
@@ -773,6 +773,11 @@ func TestRoutineStopsWhenItKnows(t *testing.T) {
 			if !strings.Contains(text, want) || !strings.Contains(text, why) {
 				t.Errorf("%s: %s does not say %q ... %q:\n%s", c.name, what, want, why, text)
 			}
+		}
+		// A look after which no pair fits spends every level left: at
+		// look 1 the whole α.
+		if spent := "This look: α=0.01, intervals at 90%."; strings.Contains(c.why, "spent the levels left") && !strings.Contains(r.stdout, spent) {
+			t.Errorf("%s: stdout does not say %q:\n%s", c.name, spent, r.stdout)
 		}
 		verdict := map[int]string{0: "Gate passed", 1: "Gate failed", 4: "Gate inconclusive"}[code]
 		if line := fmt.Sprintf("look %d of at most %d, %d runs a side: %s", look, c.looks, runs, verdict); !strings.Contains(r.stderr, line) {

@@ -13,9 +13,9 @@
 // before 2026-12-06: a look after every pair of blocks. A look past the
 // blocks the records hold is not made: the replay says the routine would
 // have gone on. -cut N replays a budget that ended after N runs a side:
-// where the schedule's next look would pass N, a last look at N spends the
-// levels left (compare.Options.AtLastLook), as the routine's does; without
-// it the budget is not replayed.
+// where the schedule's next look would reach or pass N, a last look at N
+// spends the levels left (compare.Options.AtLastLook), as the routine's
+// does; without it the budget is not replayed.
 package main
 
 import (
@@ -71,17 +71,11 @@ func replay(dir string, labels []string, paired bool, failAbove float64, schedul
 	held := blocks(runs)
 	fmt.Printf("%s: %d blocks; looks after %v runs a side\n", dir, held, schedule)
 	base := compare.Options{Paired: paired, MinEffect: 5, MinAbsMS: compare.DefaultMinAbsMS}
-	made := 0 // the runs a side at the look before
 	for k, n := range schedule {
-		last := cut > 0 && n > cut
-		if last && cut <= made {
-			fmt.Println("the budget ended at that look: the routine would have stopped there, inconclusive")
-			return nil
-		}
+		last := cut > 0 && n >= cut
 		if last {
 			n = cut
 		}
-		made = n
 		if n > held {
 			fmt.Printf("look %d of %d (%d runs a side): not made, the records hold %d blocks: the routine would have gone on\n", k+1, len(schedule), n, held)
 			return nil

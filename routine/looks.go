@@ -14,10 +14,11 @@ import (
 const LookGrowth = 1.25
 
 // DefaultLooks is the most looks of a routine with a budget: from 6 runs a
-// side they reach 150, about what an IoTDB duet makes in 30 minutes here
-// (96 runs a side took 19 minutes with 11 left, where 12 looks ended).
-// A look the budget cuts short spends the levels left, so looks the
-// budget does not reach cost only the thinner share of the earlier ones.
+// side they reach 150, about what an IoTDB duet makes in 30 minutes at
+// 12 s a block (96 runs a side took 19 minutes with 11 left, where 12
+// looks ended); on a loaded machine the budget ends it near 90. The look
+// the budget ends spends the levels left, so looks it does not reach cost
+// only the thinner share of the earlier ones (docs/weekly-regression.md).
 const DefaultLooks = 14
 
 // DefaultBudget is bench routine's budget when neither --budget nor --runs

@@ -6,7 +6,10 @@
 // routine's rows of contender/baseline, then the median and range of those
 // over the cell's routines), and what the contender's relay holds took as a
 // share of the server's time (its last line, where it says: a relay before
-// 2026-12-06 said only what it asked).
+// 2026-12-06 said only what it asked), and the contender's server time a
+// response against the baseline's (the two relays' last lines): a held
+// side's server has fewer requests in hand at a time and answers faster,
+// which takes back part of what the holds add.
 //
 //	go run ./tools/powertable OUT
 package main
@@ -33,6 +36,7 @@ type cell struct {
 	walls, runs   []float64
 	leans         []float64
 	took          []float64
+	served        []float64
 }
 
 var (
@@ -41,6 +45,7 @@ var (
 	wallLine = regexp.MustCompile(`(?m)^Wall time (\S+):`)
 	runsLine = regexp.MustCompile(`(?m)^Routine: .*?, (\d+) runs a side`)
 	tookLine = regexp.MustCompile(`, took \S+ \(([0-9.]+) of it\)`)
+	served   = regexp.MustCompile(`of the server's (\S+)\)`)
 )
 
 func main() {
@@ -83,6 +88,10 @@ func main() {
 			v, _ := strconv.ParseFloat(string(t[1]), 64)
 			c.took = append(c.took, v)
 		}
+		base, _ := os.ReadFile(filepath.Join(d, "relay-base"))
+		if r, ok := servedRatio(relay, base); ok {
+			c.served = append(c.served, r)
+		}
 		if l, ok := lean(filepath.Join(d, "report.json")); ok {
 			c.leans = append(c.leans, l)
 		}
@@ -100,8 +109,8 @@ func main() {
 		y, _ := strconv.ParseFloat(b.share, 64)
 		return x < y
 	})
-	fmt.Println("| design | contender slower by (share asked) | routines | caught (exit 1) | passed (exit 0) | inconclusive (exit 4) | wall time, median | runs a side, median | gated latency rows, median ratio [range over routines] | the holds took, share of server time, median [range] |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| design | contender slower by (share asked) | routines | caught (exit 1) | passed (exit 0) | inconclusive (exit 4) | wall time, median | runs a side, median | gated latency rows, median ratio [range over routines] | the holds took, share of server time, median [range] | server time a response, contender/baseline, median [range] |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, k := range keys {
 		c := cells[k]
 		n := c.exits[0] + c.exits[1] + c.exits[4]
@@ -118,8 +127,12 @@ func main() {
 		if len(c.took) > 0 {
 			took = fmt.Sprintf("%s (%d recorded)", medianRange(c.took), len(c.took))
 		}
-		fmt.Printf("| %s | %s | %d | %s | %s | %s | %.1f min | %g | %s | %s |\n", c.design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
-			stats.Median(c.walls), stats.Median(c.runs), lean, took)
+		servedBy := "not recorded"
+		if len(c.served) > 0 {
+			servedBy = fmt.Sprintf("%s (%d recorded)", medianRange(c.served), len(c.served))
+		}
+		fmt.Printf("| %s | %s | %d | %s | %s | %s | %.1f min | %g | %s | %s | %s |\n", c.design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
+			stats.Median(c.walls), stats.Median(c.runs), lean, took, servedBy)
 	}
 }
 
@@ -142,6 +155,21 @@ func rate(k, n int) string {
 		hi = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(0.975)
 	}
 	return fmt.Sprintf("%d (%.0f–%.0f%%)", k, 100*lo, 100*hi)
+}
+
+// servedRatio is the contender's mean server time a response over the
+// baseline's, from their relays' last lines.
+func servedRatio(contender, baseline []byte) (float64, bool) {
+	c, b := served.FindSubmatch(contender), served.FindSubmatch(baseline)
+	if c == nil || b == nil {
+		return 0, false
+	}
+	x, err := time.ParseDuration(string(c[1]))
+	y, err2 := time.ParseDuration(string(b[1]))
+	if err != nil || err2 != nil || y <= 0 {
+		return 0, false
+	}
+	return float64(x) / float64(y), true
 }
 
 // lean is the median ratio of a routine's gated latency rows.

@@ -5,7 +5,7 @@
 // tests grew: scripts/test pipes its go test through this, so that every
 // CI log says where the minutes went.
 //
-//	go test -json ./... | go run ./tools/testtimes [-slowest 20]
+//	go test -json ./... | go run ./tools/testtimes [-slowest 20] [-subtests 20]
 //
 // It exits 0 whatever the tests did: the exit status is go test's
 // (set -o pipefail).
@@ -44,20 +44,29 @@ type timing struct {
 
 func main() {
 	slowest := flag.Int("slowest", 20, "how many of the slowest top-level tests to list")
+	subtests := flag.Int("subtests", 20, "how many of the slowest subtests to list")
 	flag.Parse()
-	timings := summarize(os.Stdin, os.Stdout)
-	slices.SortFunc(timings, func(a, b timing) int { return cmp.Compare(b.elapsed, a.elapsed) })
-	fmt.Printf("\nThe %d slowest tests (packages run side by side: a test's time includes its wait for the machine):\n",
-		min(*slowest, len(timings)))
-	for _, t := range timings[:min(*slowest, len(timings))] {
+	timings, subs := summarize(os.Stdin, os.Stdout)
+	list(fmt.Sprintf("The %d slowest tests (packages run side by side: a test's time includes its wait for the machine):", min(*slowest, len(timings))), timings, *slowest)
+	// A top-level test's time does not say which of its parts grew.
+	list(fmt.Sprintf("The %d slowest subtests:", min(*subtests, len(subs))), subs, *subtests)
+}
+
+// list prints the n slowest of ts under a heading.
+func list(heading string, ts []timing, n int) {
+	if n <= 0 || len(ts) == 0 {
+		return
+	}
+	slices.SortFunc(ts, func(a, b timing) int { return cmp.Compare(b.elapsed, a.elapsed) })
+	fmt.Printf("\n%s\n", heading)
+	for _, t := range ts[:min(n, len(ts))] {
 		fmt.Printf("%8.1f s  %s  %s\n", t.elapsed.Seconds(), t.action, t.name)
 	}
 }
 
 // summarize copies to out what plain go test would print for the events on
-// in, and returns the top-level tests' times.
-func summarize(in io.Reader, out io.Writer) []timing {
-	var timings []timing
+// in, and returns the top-level tests' times and the subtests'.
+func summarize(in io.Reader, out io.Writer) (timings, subtests []timing) {
 	buffered := map[string][]string{} // package → its output so far
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
@@ -74,8 +83,11 @@ func summarize(in io.Reader, out io.Writer) []timing {
 			buffered[pkg] = append(buffered[pkg], e.Output)
 		case "pass", "fail", "skip":
 			if e.Test != "" {
-				if !strings.Contains(e.Test, "/") {
-					timings = append(timings, timing{pkg + " " + e.Test, time.Duration(e.Elapsed * float64(time.Second)), e.Action})
+				t := timing{pkg + " " + e.Test, time.Duration(e.Elapsed * float64(time.Second)), e.Action}
+				if strings.Contains(e.Test, "/") {
+					subtests = append(subtests, t)
+				} else {
+					timings = append(timings, t)
 				}
 				continue
 			}
@@ -99,5 +111,5 @@ func summarize(in io.Reader, out io.Writer) []timing {
 	for _, pkg := range slices.Sorted(maps.Keys(buffered)) {
 		fmt.Fprint(out, strings.Join(buffered[pkg], ""))
 	}
-	return timings
+	return timings, subtests
 }

@@ -7,7 +7,7 @@ import (
 
 // TestSummarize: a passing package shows its ok line only, a failing one
 // all of its output, a build failure its compiler's words; the times are
-// of top-level tests, subtests left out.
+// of top-level tests, and the subtests' apart.
 func TestSummarize(t *testing.T) {
 	in := strings.Join([]string{
 		`{"Action":"run","Package":"p/ok","Test":"TestA"}`,
@@ -25,7 +25,7 @@ func TestSummarize(t *testing.T) {
 		`FAIL	p/broken [build failed]`,
 	}, "\n")
 	var out strings.Builder
-	timings := summarize(strings.NewReader(in), &out)
+	timings, subtests := summarize(strings.NewReader(in), &out)
 	got := out.String()
 	for _, want := range []string{"ok  \tp/ok\t2.6s\n", "    b_test.go:3: wrong answer\n", "FAIL\tp/bad\t7.1s\n", "broken.go:1: undefined: x\n", "FAIL\tp/broken [build failed]\n"} {
 		if !strings.Contains(got, want) {
@@ -37,5 +37,8 @@ func TestSummarize(t *testing.T) {
 	}
 	if len(timings) != 2 || timings[0].name != "p/ok TestA" || timings[0].elapsed.Seconds() != 2.5 || timings[1].action != "fail" {
 		t.Errorf("timings %+v, want TestA 2.5 s and TestB failed", timings)
+	}
+	if len(subtests) != 1 || subtests[0].name != "p/ok TestA/sub" || subtests[0].elapsed.Seconds() != 9 {
+		t.Errorf("subtests %+v, want TestA/sub 9 s", subtests)
 	}
 }

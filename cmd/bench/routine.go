@@ -108,7 +108,7 @@ blocks pair the runs (--paired reads the pairs).
 --budget DURATION makes the routine sequential (stop when you know): after
 --runs runs a side it compares what it has, and again each time the runs a
 side have grown by a quarter (6, 8, 10, 14, 18, 24, 30, 38, ...), until
-every gated row is decided, at the last of --looks looks (12), or when the
+every gated row is decided, at the last of --looks looks (14), or when the
 budget ends: if the next look would not fit, a last look comes after the
 blocks that do. Each look tests at a share of --alpha and of the
 intervals' error (O'Brien–Fleming-type spending, the looks combined by

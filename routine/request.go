@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tsbench/tsbench/adapters"
@@ -82,11 +83,10 @@ type Request struct {
 	resumed            *State                      // the state of the routine resumed
 	from               int                         // the runs made before this invocation (Resume)
 	processes          int                         // the server processes a side measured before it
-	warmupTime         time.Duration
-	look               int    // the look the routine stopped at (0: not sequential)
-	schedule           []int  // the runs a side at each look (LookRuns)
-	cut                bool   // the look is a last one the budget cut short: it spends the levels left
-	stopped            string // why it stopped there
+	look               int                         // the look the routine stopped at (0: not sequential)
+	schedule           []int                       // the runs a side at each look (LookRuns)
+	cut                bool                        // the look is a last one the budget cut short: it spends the levels left
+	stopped            string                      // why it stopped there
 	base               []string
 	perSide            map[string][]string
 	labels             []string
@@ -503,6 +503,7 @@ func (r *Request) checkDesign(sides []Side, a askedDesign) (int, map[string]map[
 func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, port int) (Timing, error) {
 	results := Results(r.Out)
 	n := r.from
+	var numbering sync.Mutex // a duet's runs begin at once
 	start := time.Now()
 	o := Options{
 		Sides: resolved, Runs: r.mostRuns(), Seed: r.Seed, AA: r.AA, Change: r.change, KeepState: r.KeepState, KeepRunning: r.KeepRunning, ClearCold: r.Cold == ColdClear, Duet: r.Duet,
@@ -511,12 +512,11 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 			var logPath, prefix string
 			if j.Warmup > 0 {
 				// Its record apart, where no comparison of the routine looks.
-				t0 := time.Now()
-				defer func() { r.warmupTime += time.Since(t0) }()
 				j.Sets = append(slices.Clone(j.Sets), "RESULTS_DIR="+filepath.Join(r.Out, "warmup"))
 				logPath = filepath.Join(r.Out, "runs", fmt.Sprintf("warmup-%d-%s.log", j.Warmup, j.Label))
 				prefix = fmt.Sprintf("routine: %s, warm-up run %d: ", j.Label, j.Warmup)
 			} else {
+				numbering.Lock()
 				n++
 				logPath = filepath.Join(r.Out, "runs", fmt.Sprintf("%02d-%s.log", n, j.Label))
 				of := fmt.Sprint(r.mostRuns() * len(resolved))
@@ -524,6 +524,7 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 					of = "at most " + of
 				}
 				prefix = fmt.Sprintf("routine: %s, run %d of %s: ", j.Label, n, of)
+				numbering.Unlock()
 			}
 			if err := r.runOne(ctx, j, logPath, prefix); err != nil {
 				return fmt.Errorf("%w (its log: %s)", err, logPath)
@@ -544,7 +545,7 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 	}
 	if r.Looks > 1 {
 		o.FirstLook = r.schedule[r.look]
-		o.Look = func(blocks int) (int, error) { return r.lookAt(blocks, time.Since(start), r.warmupTime) }
+		o.Look = func(blocks int, warm time.Duration) (int, error) { return r.lookAt(blocks, time.Since(start), warm) }
 		fmt.Fprintf(r.Log, "routine: looks after %s runs a side until every gated row is decided (at most %d looks%s), the order drawn with --order-seed %d\n", r.scheduleWords(), r.Looks, r.budgetWords(), r.Seed)
 	} else {
 		fmt.Fprintf(r.Log, "routine: %d runs a side, the order drawn with --order-seed %d\n", r.Runs, r.Seed)

@@ -154,8 +154,10 @@ type Options struct {
 	// Look, when set, is asked after block FirstLook whether the routine
 	// may stop (it knows enough, or its budget ends): it returns the block
 	// after which to ask next, or 0 to stop; Runs is then the most runs a
-	// side. blocks is the blocks made so far: the runs a side.
-	Look      func(blocks int) (next int, err error)
+	// side. blocks is the blocks made so far: the runs a side; warm is
+	// the wall time of the warm-up runs so far (a duet's made at once
+	// count once).
+	Look      func(blocks int, warm time.Duration) (next int, err error)
 	FirstLook int
 }
 
@@ -400,7 +402,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 				}
 			}
 			if o.Look != nil && r.sl.Position == len(o.Sides) && r.sl.Block == next {
-				n, err := o.Look(r.sl.Block)
+				n, err := o.Look(r.sl.Block, tm.Warmup)
 				if err != nil || n == 0 {
 					return tm, err
 				}

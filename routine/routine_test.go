@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tsbench/tsbench/internal/gittest"
 	"github.com/tsbench/tsbench/record"
@@ -279,7 +280,7 @@ func TestRunWarmsUpFirst(t *testing.T) {
 			return nil
 		},
 		AfterFirstBlock: func() error { checked = len(got); return nil },
-		Look:            func(blocks int) (int, error) { looks = append(looks, blocks); return blocks + 2, nil },
+		Look:            func(blocks int, _ time.Duration) (int, error) { looks = append(looks, blocks); return blocks + 2, nil },
 	}
 	tm, err := Run(context.Background(), o)
 	if err != nil {
@@ -307,6 +308,30 @@ func TestRunWarmsUpFirst(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), o); err == nil || err.Error() != "side a, warm-up run 2: server died" {
 		t.Fatalf("a failed warm-up: %v", err)
+	}
+}
+
+// TestRunDuetWarmupCountsOnce: a duet's warm-up runs, made at once, count
+// once in the warm-up time the looks are given (the budget's estimate of a
+// block subtracts it); summed over the sides it was twice their wall time.
+func TestRunDuetWarmupCountsOnce(t *testing.T) {
+	sides := []Resolved{{Side: Side{Name: "a", Form: Embedded}}, {Side: Side{Name: "b", Form: Embedded}}}
+	const nap = 200 * time.Millisecond
+	var warm time.Duration
+	o := Options{Sides: sides, Runs: 2, WarmupRuns: 1, Duet: true, Log: io.Discard, FirstLook: 2,
+		RunOne: func(_ context.Context, j Job) error {
+			if j.Warmup > 0 {
+				time.Sleep(nap)
+			}
+			return nil
+		},
+		Look: func(_ int, w time.Duration) (int, error) { warm = w; return 0, nil },
+	}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if warm < nap || warm >= 2*nap-10*time.Millisecond {
+		t.Errorf("the looks were given %s of warm-up for two %s runs made at once", warm, nap)
 	}
 }
 

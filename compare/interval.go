@@ -167,6 +167,16 @@ func (e estimate) upper(m Metric, a float64) float64 {
 	return w
 }
 
+// lower is the one-sided 1−a bound of the change for the worse from
+// below: a row's whole interval lies beyond a limit when lower is above it.
+func (e estimate) lower(m Metric, a float64) float64 {
+	w := e.worse(m)
+	if e.se > 0 {
+		w -= stats.TQuantile(1-a, e.df) * e.se
+	}
+	return w
+}
+
 // toPct writes a change for the worse w of e's scale as percent (the
 // share a throughput fell by, a latency rose by), or as it is on the raw
 // scale.

@@ -113,6 +113,46 @@ func TestThreeWayVerdict(t *testing.T) {
 	}
 }
 
+// TestBeyondAtTheIntervalComesFirst: a row whose whole interval lies
+// beyond the limit, though the gate's test at α does not show it worse, is
+// named so in its line and in the headline, which then does not say "no
+// regression was found", and such rows come before the other open rows.
+func TestBeyondAtTheIntervalComesFirst(t *testing.T) {
+	base := latencyRuns("a", 10, 10.5, 9.5, 10.2, 9.8)
+	slow := latencyRuns("b", 11.2, 11.7, 10.7, 11.4, 11.0) // +12% ± 5%
+	cmp := New(base, []Side{slow}, Options{Alpha: 0.01, MinAbsMS: DefaultMinAbsMS})
+	v := cmp.Decide(6, UntestedFail)
+	if v.Status != Undetermined {
+		t.Fatalf("status %s:\n%s", v.Status, strings.Join(v.Lines(), "\n"))
+	}
+	open := v.Open()
+	if len(open) == 0 || !open[0].Beyond || open[0].Interval == nil || open[0].Interval.Lo <= 6 {
+		t.Fatalf("first open row %+v, want one whose interval lies beyond 6%%", open)
+	}
+	if l := open[0].Line(); !strings.Contains(l, "its interval lies beyond 6%, but the gate's test, corrected for every gated row, does not show it worse (p(Holm)=") {
+		t.Errorf("line %q", l)
+	}
+	if h := v.Headline; strings.Contains(h, "no regression was found") || !strings.Contains(h, "beyond the limit at the intervals' confidence but not shown worse by the gate's test ("+open[0].Where()+": ") {
+		t.Errorf("headline %q", h)
+	}
+	// Past the interval's reach the row is inconclusive as before.
+	v = cmp.Decide(10, UntestedFail)
+	for _, j := range v.Open() {
+		if j.Beyond {
+			t.Errorf("--fail-above 10: %s", j.Line())
+		}
+	}
+	// Open rows that are not beyond come by their p-value.
+	v = &Verdict{Rows: []Judgement{{Metric: "c", Decision: NotTested}, {Metric: "b", Decision: Inconclusive, P: 0.5}, {Metric: "a", Decision: Inconclusive, P: 0.2}, {Metric: "d", Decision: Within}, {Metric: "e", Decision: Inconclusive, P: 0.9, Beyond: true}}}
+	var got []string
+	for _, j := range v.Open() {
+		got = append(got, j.Metric)
+	}
+	if strings.Join(got, "") != "eabc" {
+		t.Errorf("open rows in the order %v, want e a b c", got)
+	}
+}
+
 // TestNoiseFloorWidensTheLimit: a latency of 0.1 ms that moves by 0.05 ms
 // is +50%, but below the 0.25 ms noise floor: within.
 func TestNoiseFloorWidensTheLimit(t *testing.T) {

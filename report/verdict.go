@@ -31,7 +31,7 @@ func Summary(c *compare.Comparison) []string {
 		}
 	}
 	list("Worse", v.Of(compare.Worse))
-	list("Inconclusive", v.Of(compare.Inconclusive, compare.NotTested, compare.NotMeasured))
+	list("Inconclusive", v.Open())
 	var within []compare.Judgement
 	for _, j := range v.Of(compare.Within) {
 		if !j.Server {

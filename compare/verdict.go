@@ -440,12 +440,21 @@ func (v *Verdict) status() (string, string) {
 		found := "no regression was found"
 		if beyond := slices.IndexFunc(open, func(j Judgement) bool { return j.Beyond }); beyond >= 0 {
 			n := len(slices.DeleteFunc(slices.Clone(open), func(j Judgement) bool { return !j.Beyond }))
-			found = fmt.Sprintf("%d %s beyond the limit at the intervals' confidence but not shown worse by the gate's test (%s: %s)",
-				n, plural(n, "lies", "lie"), open[beyond].Where(), strings.TrimPrefix(ChangeWords(open[beyond].Change, open[beyond].Interval), ", "))
+			found = fmt.Sprintf("%d %s beyond the limit at the intervals' confidence but %s not shown worse by the gate's test (%s: %s)",
+				n, plural(n, "lies", "lie"), plural(n, "is", "are"), open[beyond].Where(), estimateText(open[beyond].Interval))
 		}
 		return Undetermined, fmt.Sprintf("Gate inconclusive: %d of %d gated rows are neither proven within %s nor shown worse (%s); %s%s.", len(open), len(v.Rows), pctLimit(v.FailAbove), strings.Join(names, ", "), found, settleHint(open))
 	}
 	return Passed, fmt.Sprintf("Gate passed: all %d gated rows are proven within %s (or better) at %.4g%% confidence each.", len(pass), pctLimit(v.FailAbove), 100*(1-(1-v.Confidence)/2))
+}
+
+// estimateText is an interval's estimate and bounds: "+8.25% [+6.14%,
+// +10.40%]".
+func estimateText(iv *Interval) string {
+	if iv.Abs {
+		return signed(iv.Est) + " " + iv.Text()
+	}
+	return Pct(iv.Est) + " " + iv.Text()
 }
 
 // settleHint says how many runs a side would likely settle the open rows,

@@ -132,7 +132,7 @@ func TestBeyondAtTheIntervalComesFirst(t *testing.T) {
 	if l := open[0].Line(); !strings.Contains(l, "its interval lies beyond 6%, but the gate's test, corrected for every gated row, does not show it worse (p(Holm)=") {
 		t.Errorf("line %q", l)
 	}
-	if h := v.Headline; strings.Contains(h, "no regression was found") || !strings.Contains(h, "beyond the limit at the intervals' confidence but not shown worse by the gate's test ("+open[0].Where()+": ") {
+	if h := v.Headline; strings.Contains(h, "no regression was found") || !strings.Contains(h, " beyond the limit at the intervals' confidence but are not shown worse by the gate's test ("+open[0].Where()+": "+Pct(open[0].Interval.Est)+" "+open[0].Interval.Text()+")") {
 		t.Errorf("headline %q", h)
 	}
 	// Past the interval's reach the row is inconclusive as before.

@@ -246,7 +246,7 @@ type Verdict struct {
 // than the limit", then the rows not tested or not measured. A reviewer
 // reads the first few; in table order a routine's first were the ingest's
 // and the first classes' throughput, not its ingest P90 at +8.25% [+6.14%,
-// +10.40%] against a limit of 4.66%.
+// +10.40%] against a limit of 4.67%.
 func (v *Verdict) Open() []Judgement {
 	open := v.Of(Inconclusive, NotTested, NotMeasured)
 	rank := func(j Judgement) int {

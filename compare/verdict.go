@@ -203,6 +203,8 @@ func (j Judgement) Line() string {
 		switch {
 		case j.Runs > 0:
 			s += fmt.Sprintf("; about %d runs a side would settle it", j.Runs)
+		case j.Beyond:
+			s += fmt.Sprintf("; more than %d runs a side to show it worse", MaxRunsNeeded)
 		case j.wide:
 			s += fmt.Sprintf("; more than %d runs a side (its runs spread too widely for this limit even with no change)", MaxRunsNeeded)
 		case j.Interval != nil:

@@ -135,6 +135,11 @@ func TestBeyondAtTheIntervalComesFirst(t *testing.T) {
 	if h := v.Headline; strings.Contains(h, "no regression was found") || !strings.Contains(h, " beyond the limit at the intervals' confidence but are not shown worse by the gate's test ("+open[0].Where()+": "+Pct(open[0].Interval.Est)+" "+open[0].Interval.Text()+")") {
 		t.Errorf("headline %q", h)
 	}
+	// A row beyond the limit is not said to sit near it.
+	far := Judgement{Metric: "m", Decision: Inconclusive, Beyond: true, Limit: 3, P: 0.0076}
+	if l := far.Line(); !strings.HasSuffix(l, "; more than 100 runs a side to show it worse") || strings.Contains(l, "near the limit") {
+		t.Errorf("line %q", l)
+	}
 	// Past the interval's reach the row is inconclusive as before.
 	v = cmp.Decide(10, UntestedFail)
 	for _, j := range v.Open() {

@@ -40,8 +40,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./tools/leanparts ROUTINE_DIR...")
 		os.Exit(2)
 	}
-	fmt.Println("| routine | blocks | query latency, contender/baseline (geometric mean over blocks) | blocks the contender was faster | clients' time between operations, contender − baseline, a run | CPU of the process behind PORT, contender/baseline |")
-	fmt.Println("|---|---|---|---|---|---|")
+	fmt.Println("| routine | blocks | query latency, contender/baseline (geometric mean over blocks) | the same, by sixths of the blocks in their order | blocks the contender was faster | clients' time between operations, contender − baseline, a run | CPU of the process behind PORT, contender/baseline |")
+	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, dir := range os.Args[1:] {
 		line, err := routine(dir)
 		if err != nil {
@@ -54,6 +54,7 @@ func main() {
 
 // pair is one block's two runs.
 type pair struct {
+	block      int
 	process    int // the servers' process (--restart-every); 0 kept from the start
 	base, cont rounds
 }
@@ -88,9 +89,10 @@ func routine(dir string) (string, error) {
 		x, okx := b[base]
 		y, oky := b[cont]
 		if okx && oky && x.latency > 0 && y.latency > 0 {
-			pairs = append(pairs, pair{process: process[blk], base: x, cont: y})
+			pairs = append(pairs, pair{block: blk, process: process[blk], base: x, cont: y})
 		}
 	}
+	slices.SortFunc(pairs, func(a, b pair) int { return a.block - b.block })
 	if len(pairs) == 0 {
 		return "", fmt.Errorf("no block with a complete run of %s and of %s", base, cont)
 	}
@@ -127,8 +129,17 @@ func line(name string, pairs []pair) string {
 	if len(logCPU) > 0 {
 		cpu = fmt.Sprintf("%.3f (%d blocks)", math.Exp(stat.Mean(logCPU, nil)), len(logCPU))
 	}
-	return fmt.Sprintf("| %s | %d | %.3f | %d of %d | %+.3f s | %s |", name, len(logLat),
-		math.Exp(stat.Mean(logLat, nil)), faster, len(logLat), stat.Mean(between, nil), cpu)
+	// A drift shows as sixths that differ; a lean the routine drew at
+	// its start, as sixths alike.
+	var sixths []string
+	for i := range 6 {
+		part := logLat[i*len(logLat)/6 : (i+1)*len(logLat)/6]
+		if len(part) > 0 {
+			sixths = append(sixths, fmt.Sprintf("%.3f", math.Exp(stat.Mean(part, nil))))
+		}
+	}
+	return fmt.Sprintf("| %s | %d | %.3f | %s | %d of %d | %+.3f s | %s |", name, len(logLat),
+		math.Exp(stat.Mean(logLat, nil)), strings.Join(sixths, " "), faster, len(logLat), stat.Mean(between, nil), cpu)
 }
 
 // sides are the routine's baseline and contender, from its routine.json

@@ -9,7 +9,9 @@
 // 2026-12-06 said only what it asked), and the contender's server time a
 // response against the baseline's (the two relays' last lines): a held
 // side's server has fewer requests in hand at a time and answers faster,
-// which takes back part of what the holds add.
+// which takes back part of what the holds add. A routine of a real
+// setting change (power-curve's SETTING: its folder holds a file "setting")
+// is a cell of its own, named by the setting.
 //
 //	go run ./tools/powertable OUT
 package main
@@ -17,6 +19,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,6 +35,7 @@ import (
 
 type cell struct {
 	design, share string
+	setting       string
 	exits         map[int]int
 	walls, runs   []float64
 	leans         []float64
@@ -53,10 +57,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: powertable OUT")
 		os.Exit(2)
 	}
-	dirs, err := filepath.Glob(filepath.Join(os.Args[1], "*-*-*"))
-	if err != nil {
+	if err := table(os.Args[1], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+}
+
+// table writes the Markdown table of the routines' folders in out.
+func table(out string, w io.Writer) error {
+	dirs, err := filepath.Glob(filepath.Join(out, "*-*-*"))
+	if err != nil {
+		return err
 	}
 	cells := map[string]*cell{}
 	for _, d := range dirs {
@@ -65,10 +76,11 @@ func main() {
 		if m == nil || err != nil {
 			continue
 		}
-		k := m[1] + " " + m[2]
+		setting, _ := os.ReadFile(filepath.Join(d, "setting"))
+		k := m[1] + " " + m[2] + " " + string(setting)
 		c := cells[k]
 		if c == nil {
-			c = &cell{design: m[1], share: m[2], exits: map[int]int{}}
+			c = &cell{design: m[1], share: m[2], setting: strings.TrimSpace(string(setting)), exits: map[int]int{}}
 			cells[k] = c
 		}
 		n, _ := strconv.Atoi(strings.TrimSpace(string(code)))
@@ -107,16 +119,22 @@ func main() {
 		}
 		x, _ := strconv.ParseFloat(a.share, 64)
 		y, _ := strconv.ParseFloat(b.share, 64)
-		return x < y
+		if x != y {
+			return x < y
+		}
+		return a.setting < b.setting
 	})
-	fmt.Println("| design | contender slower by (share asked) | routines | caught (exit 1) | passed (exit 0) | inconclusive (exit 4) | wall time, median | runs a side, median | gated latency rows, median ratio [range over routines] | the holds took, share of server time, median [range] | server time a response, contender/baseline, median [range] |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| design | contender slower by (share asked) | routines | caught (exit 1) | passed (exit 0) | inconclusive (exit 4) | wall time, median | runs a side, median | gated latency rows, median ratio [range over routines] | the holds took, share of server time, median [range] | server time a response, contender/baseline, median [range] |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, k := range keys {
 		c := cells[k]
 		n := c.exits[0] + c.exits[1] + c.exits[4]
 		s, _ := strconv.ParseFloat(c.share, 64)
 		what := fmt.Sprintf("%g%%", 100*s)
-		if s == 0 {
+		switch {
+		case c.setting != "":
+			what = "setting " + c.setting
+		case s == 0:
 			what = "0 (A/A)"
 		}
 		lean := "n/a"
@@ -131,9 +149,10 @@ func main() {
 		if len(c.served) > 0 {
 			servedBy = fmt.Sprintf("%s (%d recorded)", medianRange(c.served), len(c.served))
 		}
-		fmt.Printf("| %s | %s | %d | %s | %s | %s | %.1f min | %g | %s | %s | %s |\n", c.design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %.1f min | %g | %s | %s | %s |\n", c.design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
 			stats.Median(c.walls), stats.Median(c.runs), lean, took, servedBy)
 	}
+	return nil
 }
 
 // medianRange is "median [min–max]" of xs, which it sorts.

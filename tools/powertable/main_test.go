@@ -2,6 +2,9 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -24,5 +27,39 @@ func TestServedRatio(t *testing.T) {
 		if ok != c.ok || math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s: servedRatio = %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// TestSettingIsACellOfItsOwn: a routine of a real setting change (its
+// folder holds "setting") is not counted with the A/As of the same share 0,
+// and its row names the setting.
+func TestSettingIsACellOfItsOwn(t *testing.T) {
+	out := t.TempDir()
+	write := func(dir, name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(out, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("duet-0-1", "exit", "0\n")
+	write("duet-0-2", "exit", "0\n")
+	write("duet-0-3", "exit", "1\n")
+	write("duet-0-3", "setting", "max_tsblock_line_number=100\n")
+	var b strings.Builder
+	if err := table(out, &b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("want a header, a rule and two cells, got:\n%s", b.String())
+	}
+	if !strings.HasPrefix(lines[2], "| duet | 0 (A/A) | 2 | 0 (0–84%) | 2 (16–100%) |") {
+		t.Errorf("the A/A cell: %s", lines[2])
+	}
+	if !strings.HasPrefix(lines[3], "| duet | setting max_tsblock_line_number=100 | 1 | 1 (2–100%) | 0 (0–98%) |") {
+		t.Errorf("the setting's cell: %s", lines[3])
 	}
 }

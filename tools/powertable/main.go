@@ -149,8 +149,17 @@ func table(out string, w io.Writer) error {
 		if len(c.served) > 0 {
 			servedBy = fmt.Sprintf("%s (%d recorded)", medianRange(c.served), len(c.served))
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %.1f min | %g | %s | %s | %s |\n", c.design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
-			stats.Median(c.walls), stats.Median(c.runs), lean, took, servedBy)
+		// A routine stopped before its summary was written has an exit
+		// code but no wall time: say so rather than print a median of nothing.
+		wall, runs := "not recorded", "not recorded"
+		if len(c.walls) > 0 {
+			wall = fmt.Sprintf("%.1f min", stats.Median(c.walls))
+		}
+		if len(c.runs) > 0 {
+			runs = fmt.Sprintf("%g", stats.Median(c.runs))
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
+			wall, runs, lean, took, servedBy)
 	}
 	return nil
 }

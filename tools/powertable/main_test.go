@@ -63,3 +63,26 @@ func TestSettingIsACellOfItsOwn(t *testing.T) {
 		t.Errorf("the setting's cell: %s", lines[3])
 	}
 }
+
+// A routine cut off before its summary leaves an exit code and nothing to
+// take a wall time from: the cell says so instead of "NaN min".
+func TestNoSummaryIsNotRecorded(t *testing.T) {
+	out := t.TempDir()
+	dir := filepath.Join(out, "duet-0-1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "exit"), []byte("4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := table(out, &b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "NaN") {
+		t.Errorf("a cell without summaries prints NaN:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "| not recorded | not recorded |") {
+		t.Errorf("want wall time and runs \"not recorded\":\n%s", b.String())
+	}
+}

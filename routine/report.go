@@ -45,6 +45,9 @@ type Report struct {
 	// RestartEvery is --restart-every: the kept-running servers restarted
 	// every so many blocks.
 	RestartEvery int
+	// OneServer says each side's runs met one server process, kept running
+	// and never restarted.
+	OneServer bool
 }
 
 // Write writes the report into Out: report.md (the PR layout), report.html
@@ -99,6 +102,8 @@ func (r Report) Write() ([]byte, error) {
 	}
 	if r.ClearCold && !r.Duet {
 		fmt.Fprintln(&sum, OneProcessWords)
+	} else if r.OneServer {
+		fmt.Fprintln(&sum, OneServerWords)
 	}
 	for _, l := range slices.Concat(lines[1:], cmp.Lead()) {
 		fmt.Fprintln(&sum, l)

@@ -83,6 +83,7 @@ type Request struct {
 	resumed            *State                      // the state of the routine resumed
 	from               int                         // the runs made before this invocation (Resume)
 	processes          int                         // the server processes a side measured before it
+	oneServer          bool                        // a side's runs all met one server process (kept running, never restarted)
 	look               int                         // the look the routine stopped at (0: not sequential)
 	schedule           []int                       // the runs a side at each look (LookRuns)
 	cut                bool                        // the look is a last one the budget cut short: it spends the levels left
@@ -180,6 +181,9 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	if err := CheckBuilds(resolved, r.AA || len(r.change) > 0); err != nil {
 		return nil, bad(err)
 	}
+	// An external side's commands start its server around each run, kept
+	// running or not; an embedded one has none.
+	r.oneServer = r.KeepRunning && r.RestartEvery == 0 && !slices.ContainsFunc(sides, func(s Side) bool { return s.Form == Embedded || s.Form == External })
 	if r.Cold == ColdClear {
 		fmt.Fprintf(r.Log, "routine: c%s\n", strings.TrimPrefix(ClearColdWords, "C"))
 		if !r.Duet {
@@ -788,7 +792,7 @@ func (r *Request) report(tm Timing) (*compare.Verdict, error) {
 	}
 	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
 	sum, err := Report{Out: r.Out, Labels: r.labels, Runs: len(cmp.Baseline.Runs), Paired: r.Compare.Paired, Tool: r.Tool, Comparison: cmp, Warnings: warnings,
-		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear, Duet: r.Duet, Resumed: r.from, RestartEvery: r.RestartEvery}.Write()
+		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear, Duet: r.Duet, Resumed: r.from, RestartEvery: r.RestartEvery, OneServer: r.oneServer}.Write()
 	if err != nil {
 		return nil, err
 	}

@@ -84,6 +84,7 @@ type Request struct {
 	from               int                         // the runs made before this invocation (Resume)
 	processes          int                         // the server processes a side measured before it
 	oneServer          bool                        // a side's runs all met one server process (kept running, never restarted)
+	unread             []string                    // what the sides' builds differ in that their server script does not read (Unread)
 	look               int                         // the look the routine stopped at (0: not sequential)
 	schedule           []int                       // the runs a side at each look (LookRuns)
 	cut                bool                        // the look is a last one the budget cut short: it spends the levels left
@@ -180,6 +181,10 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	// Sides of one build that differ in their keys compare configurations.
 	if err := CheckBuilds(resolved, r.AA || len(r.change) > 0); err != nil {
 		return nil, bad(err)
+	}
+	r.unread = Unread(resolved)
+	for _, w := range r.unread {
+		fmt.Fprintln(r.Log, w)
 	}
 	// An external side's commands start its server around each run, kept
 	// running or not; an embedded one has none.
@@ -791,7 +796,7 @@ func (r *Request) report(tm Timing) (*compare.Verdict, error) {
 		return nil, fmt.Errorf("compare the routine's runs: %w", err)
 	}
 	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
-	sum, err := Report{Out: r.Out, Labels: r.labels, Runs: len(cmp.Baseline.Runs), Paired: r.Compare.Paired, Tool: r.Tool, Comparison: cmp, Warnings: warnings,
+	sum, err := Report{Out: r.Out, Labels: r.labels, Runs: len(cmp.Baseline.Runs), Paired: r.Compare.Paired, Tool: r.Tool, Comparison: cmp, Warnings: slices.Concat(r.unread, warnings),
 		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear, Duet: r.Duet, Resumed: r.from, RestartEvery: r.RestartEvery, OneServer: r.oneServer}.Write()
 	if err != nil {
 		return nil, err

@@ -237,6 +237,17 @@ func TestRoutineGitFailuresAreLoud(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "two sides are the same build: master and pr (files ") || !strings.Contains(r.stderr, "--aa") {
 		t.Fatalf("identical files: exit %d\n%s", r.code, r.stderr)
 	}
+	// A build that differs only in the JVM options of its datanode-env.sh
+	// is a different build, but the routine's IoTDB script does not read
+	// that file: it says so rather than report the sides as compared.
+	git("checkout", "-q", "-b", "env", "good")
+	write("mkdir -p dist/lib dist/conf && echo jar > dist/lib/iotdb-server-2.0.10.jar && touch dist/conf/iotdb-system.properties && echo 'IOTDB_JMX_OPTS=-XX:+UseSerialGC' > dist/conf/datanode-env.sh\n")
+	git("commit", "-qam", "env")
+	r = routine(t.TempDir(), "--contender", "pr=git:"+repo+"@env", "--dry-run")
+	if want := "warning: side pr's conf/datanode-env.sh differs from side master's, and the routine does not read it"; r.code != 0 || !strings.Contains(r.stderr, want) ||
+		strings.Contains(r.stderr, "confignode-env.sh differs") {
+		t.Errorf("a build that changed datanode-env.sh: exit %d, want 0 and %q:\n%s", r.code, want, r.stderr)
+	}
 }
 
 // TestRoutineExternal: a side tsbench cannot provision runs the config's

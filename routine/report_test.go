@@ -10,7 +10,8 @@ import (
 
 // TestOneServerSaid: a routine whose servers were never restarted says
 // that its intervals leave out the draw of the two server processes; one
-// that restarted them (or had none to keep) does not.
+// that restarted them (or had none to keep) does not. The routine's own
+// warnings (Unread's) stand in the summary.
 func TestOneServerSaid(t *testing.T) {
 	order := []string{"PRECISE_POINT"}
 	side := func(label string, seed uint64) compare.Side {
@@ -21,7 +22,7 @@ func TestOneServerSaid(t *testing.T) {
 		r    Report
 		want bool
 	}{
-		{"kept running, never restarted", Report{Duet: true, OneServer: true}, true},
+		{"kept running, never restarted", Report{Duet: true, OneServer: true, Warnings: []string{"warning: side pr's conf/datanode-env.sh differs"}}, true},
 		{"restarted every 2 blocks", Report{Duet: true, RestartEvery: 2}, false},
 		{"a server a run", Report{}, false},
 	} {
@@ -32,6 +33,11 @@ func TestOneServerSaid(t *testing.T) {
 		sum, err := r.Write()
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, w := range r.Warnings {
+			if !strings.Contains(string(sum), "\n"+w+"\n") {
+				t.Errorf("%s: the warning %q is not in the summary:\n%s", c.name, w, sum)
+			}
 		}
 		if got := strings.Contains(string(sum), "\n"+OneServerWords+"\n"); got != c.want {
 			t.Errorf("%s: the one-server line said %v, want %v:\n%s", c.name, got, c.want, sum)

@@ -187,7 +187,8 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 		fmt.Fprintln(r.Log, w)
 	}
 	// An external side's commands start its server around each run, kept
-	// running or not; an embedded one has none.
+	// running or not; an embedded one has none. A resumed routine's earlier
+	// runs met other processes (report).
 	r.oneServer = r.KeepRunning && r.RestartEvery == 0 && !slices.ContainsFunc(sides, func(s Side) bool { return s.Form == Embedded || s.Form == External })
 	if r.Cold == ColdClear {
 		fmt.Fprintf(r.Log, "routine: c%s\n", strings.TrimPrefix(ClearColdWords, "C"))
@@ -797,7 +798,7 @@ func (r *Request) report(tm Timing) (*compare.Verdict, error) {
 	}
 	v := cmp.Decide(r.FailAbove, compare.UntestedFail)
 	sum, err := Report{Out: r.Out, Labels: r.labels, Runs: len(cmp.Baseline.Runs), Paired: r.Compare.Paired, Tool: r.Tool, Comparison: cmp, Warnings: slices.Concat(r.unread, warnings),
-		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear, Duet: r.Duet, Resumed: r.from, RestartEvery: r.RestartEvery, OneServer: r.oneServer}.Write()
+		Provisioning: r.provisioning, Timing: tm, Unchecked: r.unchecked, ClearCold: r.Cold == ColdClear, Duet: r.Duet, Resumed: r.from, RestartEvery: r.RestartEvery, OneServer: r.oneServer && r.from == 0}.Write()
 	if err != nil {
 		return nil, err
 	}

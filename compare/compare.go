@@ -199,6 +199,10 @@ type Cell struct {
 	Fewest int64 `json:"fewest_samples,omitempty"`
 	// runs are the positions in the side's runs of Values, for pairing.
 	runs []int
+	// procs are the server processes Values were measured on
+	// (record.Routine.Process, 0 where not recorded): a routine that
+	// restarted its servers is tested process by process.
+	procs []int
 }
 
 // Change is a contender cell against the baseline.
@@ -217,6 +221,11 @@ type Change struct {
 	Untestable string `json:"untestable,omitempty"`
 	// Paired says P is a paired test's, within the routine's blocks.
 	Paired bool `json:"paired,omitempty"`
+	// Processes is the server processes a side's runs were grouped by,
+	// each process's mean one sample of the test and the interval, where
+	// the routine restarted its servers (--restart-every); 0 where every
+	// run was a sample of its own.
+	Processes int `json:"processes,omitempty"`
 	// Gated says the gate judges this row (Decide).
 	Gated bool `json:"gated,omitempty"`
 	// Interval is the change's confidence interval, where each side has
@@ -334,7 +343,8 @@ func New(base Side, contenders []Side, opt Options) *Comparison {
 	}
 	cmp := &Comparison{Baseline: base, Contenders: contenders, Options: opt, Unpaired: unpaired}
 	type sideVals struct {
-		per []map[Key]sample
+		per   []map[Key]sample
+		procs []int
 	}
 	asLatency := map[Key]bool{}
 	unmeasured := map[Key]string{}
@@ -344,6 +354,11 @@ func New(base Side, contenders []Side, opt Options) *Comparison {
 		for _, r := range s.Runs {
 			v, o := values(r, asLatency, unmeasured)
 			sv.per = append(sv.per, v)
+			proc := 0
+			if r.Routine != nil {
+				proc = r.Routine.Process
+			}
+			sv.procs = append(sv.procs, proc)
 			order = append(order, o...)
 		}
 		return sv, order
@@ -372,6 +387,7 @@ func New(base Side, contenders []Side, opt Options) *Comparison {
 		for i, per := range sv.per {
 			if v, ok := per[k]; ok {
 				c.runs = append(c.runs, i)
+				c.procs = append(c.procs, sv.procs[i])
 				if len(c.Values) == 0 || v.n < c.Fewest {
 					c.Fewest = v.n
 				}
@@ -569,6 +585,7 @@ func judge(m Metric, b, c Cell, opt Options, notGated string) Change {
 	}
 	ch.est = estimateOf(b, c, opt.Paired)
 	ch.Interval = ch.est.interval(opt.confidence())
+	ch.Processes = ch.est.processes
 	if !gate {
 		if ch.Note == "" {
 			ch.Note = why
@@ -591,6 +608,10 @@ func judge(m Metric, b, c Cell, opt Options, notGated string) Change {
 		ch.Tested, ch.P = true, stats.Welch(b.Values, c.Values)
 		if d, ok := logRatios(b, c); ok && opt.Paired {
 			ch.P, ch.Paired = stats.PairedP(d), true
+		}
+		if ch.est.processes > 0 {
+			// The same units as the interval: a process's mean.
+			ch.P = ch.est.p()
 		}
 	}
 	if ch.Untestable != "" {

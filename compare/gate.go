@@ -114,6 +114,9 @@ func decide(rows []Row, ci int, opt Options) {
 		if ch.Paired {
 			ch.Note += " paired"
 		}
+		if ch.Processes > 0 {
+			ch.Note += fmt.Sprintf(" by %d server processes", ch.Processes)
+		}
 		if ch.AdjP >= opt.Alpha {
 			continue
 		}

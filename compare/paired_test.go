@@ -7,6 +7,7 @@ import (
 
 	"github.com/tsbench/tsbench/internal/recordtest"
 	"github.com/tsbench/tsbench/record"
+	"github.com/tsbench/tsbench/stats"
 )
 
 // blocks makes the runs of a routine: block k's runs share a drift of the
@@ -84,5 +85,125 @@ func TestPairedNeedsBlocks(t *testing.T) {
 	}
 	if ch := row(t, short, "mean latency", "Q1").Contender[0]; ch.Paired {
 		t.Fatalf("tested in pairs without pairs: %+v", ch)
+	}
+}
+
+// processBlocks makes a routine of 12 blocks whose servers were restarted
+// every 4 (--restart-every 4): each pair of processes draws a lean of its
+// own (the contender 8% slower, then 8% faster, then 6% slower), which
+// every block of that pair shares.
+func processBlocks(recorded bool) (Side, Side) {
+	order := []string{"Q1"}
+	lean := []float64{1.08, 0.92, 1.06}
+	var a, b Side
+	a.Label, b.Label = "master", "pr"
+	for k := 1; k <= 12; k++ {
+		proc := 1 + (k-1)/4
+		ra := recordtest.Synthetic("master", uint64(300+k), map[string]float64{"Q1": 10}, order)
+		rb := recordtest.Synthetic("pr", uint64(400+k), map[string]float64{"Q1": 10 * lean[proc-1]}, order)
+		ra.Routine = &record.Routine{Side: "master", Block: k, Position: 1 + k%2}
+		rb.Routine = &record.Routine{Side: "pr", Block: k, Position: 2 - k%2}
+		if recorded {
+			ra.Routine.Process, rb.Routine.Process = proc, proc
+		}
+		a.Runs, b.Runs = append(a.Runs, ra), append(b.Runs, rb)
+	}
+	return a, b
+}
+
+// TestRestartedServersAreTheSamples: where the runs met several server
+// processes a side, a row's test and interval take each process's mean as
+// one sample (three here, with two degrees of freedom), as a block of one
+// process is no independent draw of what its start drew; the interval is
+// then the t interval of the three processes' mean log-ratios, wider than
+// the twelve blocks' taken one by one. Runs with no process recorded are
+// tested block by block, as before.
+func TestRestartedServersAreTheSamples(t *testing.T) {
+	for _, paired := range []bool{true, false} {
+		o := Options{Alpha: 0.01, MinEffect: 5, Paired: paired}
+		base, pr := processBlocks(true)
+		r := row(t, New(base, []Side{pr}, o), "mean latency", "Q1")
+		ch := r.Contender[0]
+		if ch.Processes != 3 {
+			t.Fatalf("paired=%t: tested over %d processes, want 3: %+v", paired, ch.Processes, ch)
+		}
+		// The interval by hand, from the three processes' means.
+		var means []float64
+		for p := 0; p < 3; p++ {
+			var s float64
+			for k := 4 * p; k < 4*p+4; k++ {
+				if paired {
+					s += math.Log(ch.Values[k] / r.Baseline.Values[k])
+				} else {
+					s += math.Log(ch.Values[k])
+				}
+			}
+			means = append(means, s/4)
+		}
+		var want estimate
+		if paired {
+			m, v := stats.MeanVar(means)
+			want = estimate{ok: true, log: true, est: m, se: math.Sqrt(v / 3), df: 2}
+		} else {
+			var bm []float64
+			for p := 0; p < 3; p++ {
+				var s float64
+				for k := 4 * p; k < 4*p+4; k++ {
+					s += math.Log(r.Baseline.Values[k])
+				}
+				bm = append(bm, s/4)
+			}
+			mb, vb := stats.MeanVar(bm)
+			mc, vc := stats.MeanVar(means)
+			want = estimate{ok: true, log: true, est: mc - mb}
+			want.se, want.df = stats.WelchSE(vb, vc, 3, 3)
+		}
+		w := want.interval(ch.Interval.Level)
+		if math.Abs(w.Lo-ch.Interval.Lo) > 1e-9 || math.Abs(w.Hi-ch.Interval.Hi) > 1e-9 {
+			t.Fatalf("paired=%t: interval [%.3f, %.3f], want the processes' [%.3f, %.3f]", paired, ch.Interval.Lo, ch.Interval.Hi, w.Lo, w.Hi)
+		}
+		if math.Abs(ch.P-want.p()) > 1e-12 || ch.P < 0.05 {
+			t.Fatalf("paired=%t: p = %g, want the processes' test's %g (no change at 5%%)", paired, ch.P, want.p())
+		}
+		// The same runs with no process recorded: twelve samples, and a
+		// narrower interval than the processes allow.
+		base, pr = processBlocks(false)
+		flat := row(t, New(base, []Side{pr}, o), "mean latency", "Q1").Contender[0]
+		if flat.Processes != 0 || flat.Interval.Hi-flat.Interval.Lo >= ch.Interval.Hi-ch.Interval.Lo {
+			t.Fatalf("paired=%t: without processes %d and [%.2f, %.2f], with them [%.2f, %.2f]", paired, flat.Processes, flat.Interval.Lo, flat.Interval.Hi, ch.Interval.Lo, ch.Interval.Hi)
+		}
+	}
+}
+
+// TestOneProcessIsNotGrouped: runs of one process a side, or of a process
+// each, are the samples themselves.
+func TestOneProcessIsNotGrouped(t *testing.T) {
+	xs := []float64{1, 2, 3, 4}
+	for _, procs := range [][]int{{1, 1, 1, 1}, {1, 2, 3, 4}, {1, 1, 0, 2}, {1, 2}} {
+		if m, ok := byProcess(xs, procs); ok {
+			t.Errorf("processes %v grouped into %v", procs, m)
+		}
+	}
+	if m, ok := byProcess(xs, []int{2, 2, 1, 1}); !ok || m[0] != 1.5 || m[1] != 3.5 {
+		t.Errorf("processes 2 2 1 1: %v %t", m, ok)
+	}
+}
+
+// TestRunsNeededCountsProcesses: a row grouped by process projects more
+// runs as more processes of the same size; fewer than two processes
+// cannot settle it.
+func TestRunsNeededCountsProcesses(t *testing.T) {
+	grouped := estimate{ok: true, log: true, paired: true, n: 12, vd: 0.0004, processes: 3, per: 4}
+	flat := grouped
+	flat.processes, flat.per = 0, 1
+	limit := math.Log1p(0.03)
+	g, f := grouped.runsNeededFrom(0, limit, 0.05, 0.01), flat.runsNeededFrom(0, limit, 0.05, 0.01)
+	if g == 0 || f == 0 || g <= f {
+		t.Fatalf("runs needed: grouped %d, flat %d", g, f)
+	}
+	// The grouped projection at g runs: g/4 processes of the processes' variance.
+	fn := float64(g) / 4
+	if se := math.Sqrt(grouped.vd / fn); stats.TQuantile(0.95, fn-1)*se >= limit {
+		t.Fatalf("%d runs a side do not settle it: %g", g, se)
 	}
 }

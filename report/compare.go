@@ -278,6 +278,9 @@ func notes(c *compare.Comparison) []string {
 	if c.Unpaired != "" {
 		n = append(n, "Tested unpaired: --paired asked for pairs, and "+c.Unpaired+".")
 	}
+	if groupedByProcess(c) {
+		n = append(n, GroupedNote)
+	}
 	for _, r := range c.Rows {
 		for _, ch := range r.Contender {
 			if ch.Untestable != "" {
@@ -287,6 +290,21 @@ func notes(c *compare.Comparison) []string {
 		}
 	}
 	return append(n, c.Warnings...)
+}
+
+// GroupedNote says how rows of runs that met several server processes a
+// side were tested.
+const GroupedNote = "By server processes: the routine restarted its servers (--restart-every), so a row's test and interval take each process's mean as one sample (its note says how many processes): the runs of one process share what its start drew, and the interval then includes how processes differ."
+
+func groupedByProcess(c *compare.Comparison) bool {
+	for _, r := range c.Rows {
+		for _, ch := range r.Contender {
+			if ch.Processes > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func contenderLabels(ss []compare.Side) string {

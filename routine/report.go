@@ -98,7 +98,7 @@ func (r Report) Write() ([]byte, error) {
 		fmt.Fprintln(&sum, ClearColdWords)
 	}
 	if r.RestartEvery > 0 {
-		fmt.Fprintf(&sum, "Servers restarted every %d blocks (--restart-every): each side's runs measured %d server processes, whose differences then fall within the routine instead of leaning it\n", r.RestartEvery, (r.Runs+r.RestartEvery-1)/r.RestartEvery)
+		fmt.Fprintf(&sum, "Servers restarted every %d blocks (--restart-every): each side's runs measured %d server processes, and a row's test and interval take each process's mean as one sample, so that how processes differ is inside the intervals instead of leaning the routine\n", r.RestartEvery, (r.Runs+r.RestartEvery-1)/r.RestartEvery)
 	}
 	if r.ClearCold && !r.Duet {
 		fmt.Fprintln(&sum, OneProcessWords)

@@ -40,7 +40,7 @@ const (
 	OneProcessWords = "warning: with --cold clear and without --duet each side's runs measured one server process, whose speed drifts at its own pace as it warms: an IoTDB A/A made this way leaned 0.82 (docs/weekly-regression.md, \"Designs against each other\"); --duet pairs the runs so that the drift cancels"
 	// OneServerWords says what the intervals of a routine whose servers
 	// were never restarted leave out: the draw of the server processes.
-	OneServerWords = "Each side's runs met one server process, started once: the intervals cover how the runs differed, not how two processes of one build can differ (in the IoTDB A/As of docs/weekly-regression.md, by up to 3.5%); --restart-every N samples more processes a side"
+	OneServerWords = "Each side's runs met one server process, started once: the intervals cover how the runs differed, not how two processes of one build can differ (in the IoTDB A/As of docs/weekly-regression.md, by up to 3.5%); --restart-every N samples more processes a side, each then one sample of the intervals"
 	// DuetWords says in the log, the dry run and the summary what --duet
 	// does.
 	DuetWords = "Duet (--duet): each block's runs made at the same time, one a side, every measured phase and the cold round's lifecycle begun by both sides together; the servers kept running, restarted by no run"

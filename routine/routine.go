@@ -11,6 +11,7 @@
 package routine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -472,23 +473,42 @@ func (o Options) plan(slots []Slot) []planned {
 }
 
 // restart stops every kept-running server and starts it again, from
-// fresh state unless kept: the sides' next runs measure new processes.
+// fresh state unless kept: the sides' next runs measure new processes. The
+// sides' servers stop together and start together, as a duet's lifecycle
+// is made: a restart of two IoTDB servers one after the other took about
+// a minute, which a routine that restarts often pays many times. Each
+// side's messages go to the log after its step, not interleaved.
 func (o Options) restart(ctx context.Context, running map[int]*provision.Server) error {
-	for i := range o.Sides {
-		if srv := running[i]; srv != nil {
-			if err := srv.Run(context.WithoutCancel(ctx), "stop", o.Log, o.Log); err != nil {
+	each := func(step func(provision.Server, io.Writer) error) error {
+		logs := make([]bytes.Buffer, len(o.Sides))
+		errs := make([]error, len(o.Sides))
+		var wg sync.WaitGroup
+		for i := range o.Sides {
+			if srv := running[i]; srv != nil {
+				wg.Go(func() { errs[i] = step(*srv, &logs[i]) })
+			}
+		}
+		wg.Wait()
+		for i := range o.Sides {
+			_, _ = o.Log.Write(logs[i].Bytes())
+		}
+		for i, err := range errs {
+			if err != nil {
 				return fmt.Errorf("side %s: restart its server: %w", o.Sides[i].Name, err)
 			}
 		}
+		return nil
 	}
-	for i := range o.Sides {
-		if srv := running[i]; srv != nil {
-			if err := o.startServer(ctx, *srv); err != nil {
-				return fmt.Errorf("side %s: restart its server: %w", o.Sides[i].Name, err)
-			}
-		}
+	if err := each(func(srv provision.Server, w io.Writer) error {
+		return srv.Run(context.WithoutCancel(ctx), "stop", w, w)
+	}); err != nil {
+		return err
 	}
-	return nil
+	return each(func(srv provision.Server, w io.Writer) error {
+		lo := o
+		lo.Log = w
+		return lo.startServer(ctx, srv)
+	})
 }
 
 // noRestart is a run's keys with --cold clear: no command stops or

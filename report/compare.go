@@ -441,6 +441,9 @@ func PRTables(c *compare.Comparison) []Table {
 	if cannotTell(c) {
 		t.Notes[0] += " " + CannotTellNote
 	}
+	if groupedByProcess(c) {
+		t.Notes = append(t.Notes, GroupedNote)
+	}
 	if len(untested) > 0 {
 		var ns []string
 		for n := range untested {
@@ -604,6 +607,11 @@ type changeJSON struct {
 	// Gated says the gate judges the row; Interval is the change's.
 	Gated    bool              `json:"gated,omitempty"`
 	Interval *compare.Interval `json:"interval,omitempty"`
+	// Paired says the row was tested in pairs within the routine's blocks;
+	// Processes, over how many server processes a side (their means the
+	// test's samples), where the routine restarted its servers.
+	Paired    bool `json:"paired,omitempty"`
+	Processes int  `json:"processes,omitempty"`
 	// NotMeasured says why a side did not measure the row's phase.
 	NotMeasured string `json:"not_measured,omitempty"`
 }
@@ -636,7 +644,7 @@ func ComparisonJSON(c *compare.Comparison) any {
 		rj := rowJSON{Metric: r.Key.Metric, Unit: r.Metric.Unit, Direction: r.Metric.Direction.String(), Phase: r.Key.Phase, Operation: r.Key.Op, Stat: r.Metric.Stat, Baseline: r.Baseline}
 		for _, ch := range r.Contender {
 			both := r.Baseline.OK && ch.OK
-			rj.Contenders = append(rj.Contenders, changeJSON{Cell: ch.Cell, Diff: finite(ch.Diff, both), DiffPct: finite(ch.DiffPct, both), Ratio: finite(ch.Ratio, both), P: finite(ch.P, ch.Tested), AdjP: finite(ch.AdjP, ch.Tested), Verdict: ch.Verdict, Note: ch.Note, Untestable: ch.Untestable, Gated: ch.Gated, Interval: ch.Interval, NotMeasured: ch.Unmeasured})
+			rj.Contenders = append(rj.Contenders, changeJSON{Cell: ch.Cell, Diff: finite(ch.Diff, both), DiffPct: finite(ch.DiffPct, both), Ratio: finite(ch.Ratio, both), P: finite(ch.P, ch.Tested), AdjP: finite(ch.AdjP, ch.Tested), Verdict: ch.Verdict, Note: ch.Note, Untestable: ch.Untestable, Gated: ch.Gated, Interval: ch.Interval, Paired: ch.Paired, Processes: ch.Processes, NotMeasured: ch.Unmeasured})
 		}
 		out.Rows = append(out.Rows, rj)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/internal/recordtest"
+	"github.com/tsbench/tsbench/record"
 )
 
 // side makes a side of n synthetic runs (recordtest.Runs).
@@ -208,5 +209,40 @@ func TestEstimateBesideItsInterval(t *testing.T) {
 	ts := estNoted([]Table{{Rows: [][]string{{"x", "0.92 (est. 1.03) [0.93, 1.14] ~"}}}, {Rows: [][]string{{"y", "1.05 [0.93, 1.14] ~"}}}})
 	if len(ts[0].Notes) != 1 || ts[0].Notes[0] != EstNote || len(ts[1].Notes) != 0 {
 		t.Errorf("notes %q and %q, want EstNote on the first table alone", ts[0].Notes, ts[1].Notes)
+	}
+}
+
+// TestGroupedByProcessSaid: runs of a routine that restarted its servers
+// are tested by process; the JSON says so on each row and the notes
+// explain it, and runs of one process say nothing of it.
+func TestGroupedByProcessSaid(t *testing.T) {
+	order := []string{"Q1"}
+	mk := func(label string, seed uint64, procs bool) compare.Side {
+		s := side(label, seed, 6, map[string]float64{"Q1": 10}, order)
+		for i, r := range s.Runs {
+			r.Routine = &record.Routine{Side: label, Block: i + 1, Position: 1}
+			if procs {
+				r.Routine.Process = 1 + i/3
+			}
+		}
+		return s
+	}
+	p := opts
+	p.Paired = true
+	for _, procs := range []bool{true, false} {
+		c := compare.New(mk("master", 1, procs), []compare.Side{mk("pr", 2, procs)}, p)
+		c.Decide(10, compare.UntestedFail)
+		var js, txt bytes.Buffer
+		if err := WriteJSON(&js, ComparisonJSON(c)); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteComparison(&txt, "text", PR, c); err != nil {
+			t.Fatal(err)
+		}
+		grouped := strings.Contains(js.String(), `"processes": 2`) && strings.Contains(js.String(), `"paired": true`)
+		noted := strings.Contains(txt.String(), "By server processes") && strings.Contains(txt.String(), "paired by 2 server processes")
+		if grouped != procs || noted != procs {
+			t.Fatalf("processes recorded %t: JSON grouped %t, text noted %t\n%s", procs, grouped, noted, txt.String())
+		}
 	}
 }

@@ -44,8 +44,8 @@ type cell struct {
 }
 
 var (
-	order    = map[string]int{"fixed": 0, "budget": 1, "keep": 2, "keepbudget": 3, "clear": 4, "clearbudget": 5, "duet": 6, "duetbudget": 7, "duetrestart": 8, "default": 9}
-	cellName = regexp.MustCompile(`^(fixed|budget|keep|keepbudget|clear|clearbudget|duet|duetbudget|duetrestart|default)-([0-9.]+)-[0-9]+$`)
+	order    = map[string]int{"fixed": 0, "budget": 1, "keep": 2, "keepbudget": 3, "clear": 4, "clearbudget": 5, "duet": 6, "duetbudget": 7, "duetrestart": 8, "default": 9, "defaultrestart": 10}
+	cellName = regexp.MustCompile(`^(fixed|budget|keep|keepbudget|clear|clearbudget|duet|duetbudget|duetrestart|default|defaultrestart)-([0-9.]+)-[0-9]+$`)
 	wallLine = regexp.MustCompile(`(?m)^Wall time (\S+):`)
 	runsLine = regexp.MustCompile(`(?m)^Routine: .*?, (\d+) runs a side`)
 	tookLine = regexp.MustCompile(`, took \S+ \(([0-9.]+) of it\)`)

@@ -86,3 +86,26 @@ func TestNoSummaryIsNotRecorded(t *testing.T) {
 		t.Errorf("want wall time and runs \"not recorded\":\n%s", b.String())
 	}
 }
+
+// TestEveryDesignIsACell: every design tools/power-curve runs names
+// folders this table reads (a design missing here made an empty table).
+func TestEveryDesignIsACell(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "power-curve"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok := strings.Cut(string(script), "no design $design (valid: ")
+	list, _, ok2 := strings.Cut(list, ")")
+	if !ok || !ok2 {
+		t.Fatal("tools/power-curve no longer lists its designs as this test reads them")
+	}
+	designs := strings.Fields(list)
+	if len(designs) < 10 {
+		t.Fatalf("designs read from tools/power-curve: %v", designs)
+	}
+	for _, d := range designs {
+		if _, known := order[d]; !known || !cellName.MatchString(d+"-0.10-3") {
+			t.Errorf("design %s of tools/power-curve: not read by the table", d)
+		}
+	}
+}

@@ -636,6 +636,17 @@ func (c *Catalog) Resolve(refs []string) ([]record.Found, error) {
 	return out, nil
 }
 
+// OpenSides opens the results folder dir and returns each ref's runs
+// (Sides), for the tools that read a finished routine's records.
+func OpenSides(dir string, refs []string) ([][]*record.Record, error) {
+	c, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	runs, _, _, err := c.Sides(refs)
+	return runs, err
+}
+
 // Sides is Resolve for a comparison: each argument's runs (a side), the
 // folder's damaged records, and the notes said where an argument could
 // have named other runs (a label that is also the start of run ids).

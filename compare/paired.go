@@ -61,3 +61,45 @@ func logRatios(b, c Cell) ([]float64, bool) {
 	}
 	return d, true
 }
+
+// ProcessSpread is how a paired row's log-ratios vary within a server
+// process and between processes, as variances of one block's log-ratio
+// (one-way random effects, the ANOVA estimates): what restarting the
+// servers more or less often trades. The between part is negative where
+// the processes' means spread less than their blocks alone would make
+// them; averaged over many rows, such estimates stay unbiased, which
+// rounding each up to 0 would not. ok only where the row pairs and its
+// runs met two processes or more, some of them with two blocks or more.
+func ProcessSpread(base Cell, ch Change) (within, between float64, ok bool) {
+	d, paired := logRatios(base, ch.Cell)
+	if !paired || !slices.Equal(base.procs, ch.procs) {
+		return 0, 0, false
+	}
+	means, grouped := byProcess(d, base.procs)
+	if !grouped {
+		return 0, 0, false
+	}
+	mean := map[int]float64{}
+	count := map[int]int{}
+	for i, p := range base.procs {
+		mean[p] += d[i]
+		count[p]++
+	}
+	var grand, ssw, ssb, sumSq float64
+	for _, x := range d {
+		grand += x
+	}
+	n, e := float64(len(d)), float64(len(means))
+	grand /= n
+	for p := range mean {
+		mean[p] /= float64(count[p])
+		ssb += float64(count[p]) * (mean[p] - grand) * (mean[p] - grand)
+		sumSq += float64(count[p] * count[p])
+	}
+	for i, x := range d {
+		ssw += (x - mean[base.procs[i]]) * (x - mean[base.procs[i]])
+	}
+	msw, msb := ssw/(n-e), ssb/(e-1)
+	n0 := (n - sumSq/n) / (e - 1)
+	return msw, (msb - msw) / n0, true
+}

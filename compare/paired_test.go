@@ -207,3 +207,37 @@ func TestRunsNeededCountsProcesses(t *testing.T) {
 		t.Fatalf("%d runs a side do not settle it: %g", g, se)
 	}
 }
+
+// TestProcessSpread: blocks that differ only by their process's lean have
+// no variance within and the leans' variance between; blocks that differ
+// only within processes, around equal means, have a between estimate
+// below 0 by the within variance over the blocks a process.
+func TestProcessSpread(t *testing.T) {
+	lean := []float64{0.1, -0.1, 0.05}
+	var b, c Cell
+	for k := 0; k < 12; k++ {
+		p := k / 4
+		b.Values = append(b.Values, 10)
+		c.Values = append(c.Values, 10*math.Exp(lean[p]))
+		b.runs, b.procs = append(b.runs, k), append(b.procs, p+1)
+	}
+	c.runs, c.procs = b.runs, b.procs
+	within, between, ok := ProcessSpread(b, Change{Cell: c})
+	_, v := stats.MeanVar(lean)
+	if !ok || within > 1e-12 || math.Abs(between-v) > 1e-12 {
+		t.Fatalf("leans alone: within %g, between %g (want 0 and %g), ok %t", within, between, v, ok)
+	}
+	// Within each process +5% and −5% by turns: every process's mean is
+	// the same.
+	for k := range c.Values {
+		c.Values[k] = 10 * math.Exp(0.05*float64(1-2*(k%2)))
+	}
+	within, between, ok = ProcessSpread(b, Change{Cell: c})
+	if !ok || math.Abs(within-0.0025*12/9) > 1e-12 || math.Abs(between+within/4) > 1e-12 {
+		t.Fatalf("spread within alone: within %g, between %g", within, between)
+	}
+	b.procs, c.procs = nil, nil
+	if _, _, ok := ProcessSpread(b, Change{Cell: c}); ok {
+		t.Fatal("runs with no process recorded have a process spread")
+	}
+}

@@ -60,11 +60,7 @@ func at(schedule string, first, looks int) []int {
 }
 
 func replay(dir string, labels []string, paired bool, failAbove float64, schedule []int, cut int) error {
-	c, err := catalog.Open(dir)
-	if err != nil {
-		return err
-	}
-	runs, _, _, err := c.Sides(labels)
+	runs, err := catalog.OpenSides(dir, labels)
 	if err != nil {
 		return err
 	}

@@ -97,12 +97,21 @@ func (r Report) Write() ([]byte, error) {
 	if r.ClearCold {
 		fmt.Fprintln(&sum, ClearColdWords)
 	}
+	// A routine that stopped before its first restart met one process a
+	// side, and compare tested its runs one by one.
+	processes := 0
 	if r.RestartEvery > 0 {
-		fmt.Fprintf(&sum, "Servers restarted every %d blocks (--restart-every): each side's runs measured %d server processes, and a row's test and interval take each process's mean as one sample, so that how processes differ is inside the intervals instead of leaning the routine\n", r.RestartEvery, (r.Runs+r.RestartEvery-1)/r.RestartEvery)
+		processes = (r.Runs + r.RestartEvery - 1) / r.RestartEvery
+	}
+	switch {
+	case processes > 1:
+		fmt.Fprintf(&sum, "Servers restarted every %d blocks (--restart-every): each side's runs measured %d server processes, and a row's test and interval take each process's mean as one sample, so that how processes differ is inside the intervals instead of leaning the routine\n", r.RestartEvery, processes)
+	case processes == 1:
+		fmt.Fprintf(&sum, "Servers restarted every %d blocks (--restart-every), but the routine ended after %d runs a side, before the first restart\n", r.RestartEvery, r.Runs)
 	}
 	if r.ClearCold && !r.Duet {
 		fmt.Fprintln(&sum, OneProcessWords)
-	} else if r.OneServer {
+	} else if r.OneServer || processes == 1 && r.Resumed == 0 {
 		fmt.Fprintln(&sum, OneServerWords)
 	}
 	for _, l := range slices.Concat(lines[1:], cmp.Lead()) {

@@ -24,6 +24,7 @@ func TestOneServerSaid(t *testing.T) {
 	}{
 		{"kept running, never restarted", Report{Duet: true, OneServer: true, Warnings: []string{"warning: side pr's conf/datanode-env.sh differs"}}, true},
 		{"restarted every 2 blocks", Report{Duet: true, RestartEvery: 2}, false},
+		{"stopped before its first restart", Report{Duet: true, RestartEvery: 8}, true},
 		{"a server a run", Report{}, false},
 	} {
 		r := c.r
@@ -38,6 +39,9 @@ func TestOneServerSaid(t *testing.T) {
 			if !strings.Contains(string(sum), "\n"+w+"\n") {
 				t.Errorf("%s: the warning %q is not in the summary:\n%s", c.name, w, sum)
 			}
+		}
+		if before := strings.Contains(string(sum), "before the first restart"); before != (c.r.RestartEvery > r.Runs) {
+			t.Errorf("%s: said it ended before the first restart: %v", c.name, before)
 		}
 		if got := strings.Contains(string(sum), "\n"+OneServerWords+"\n"); got != c.want {
 			t.Errorf("%s: the one-server line said %v, want %v:\n%s", c.name, got, c.want, sum)

@@ -91,7 +91,7 @@ func estimateOf(b, c Cell, paired bool) estimate {
 		n := len(d)
 		e := estimate{ok: true, log: true, paired: true, n: n, per: 1}
 		if slices.Equal(b.procs, c.procs) {
-			if means, ok := byProcess(d, b.procs); ok {
+			if means, _, ok := byProcess(d, b.procs); ok {
 				d, e.processes, e.per = means, len(means), float64(n)/float64(len(means))
 			}
 		}
@@ -104,8 +104,8 @@ func estimateOf(b, c Cell, paired bool) estimate {
 		x, y, isLog = logs(x), logs(y), true
 	}
 	e := estimate{ok: true, log: isLog, n: min(len(x), len(y)), per: 1}
-	xm, okx := byProcess(x, b.procs)
-	ym, oky := byProcess(y, c.procs)
+	xm, _, okx := byProcess(x, b.procs)
+	ym, _, oky := byProcess(y, c.procs)
 	if okx && oky {
 		e.processes = min(len(xm), len(ym))
 		e.per = float64(len(x)+len(y)) / float64(len(xm)+len(ym))
@@ -121,31 +121,35 @@ func estimateOf(b, c Cell, paired bool) estimate {
 }
 
 // byProcess is the mean of xs over each server process they were measured
-// on (procs, one per value), in the order the processes first appear; ok
-// only where xs met two processes or more and some process gave two
-// values or more (otherwise the values are the samples already).
-func byProcess(xs []float64, procs []int) ([]float64, bool) {
+// on (procs, one per value), in the order the processes first appear, and
+// for each value the index of its process's mean; ok only where xs met two
+// processes or more and some process gave two values or more (otherwise
+// the values are the samples already).
+func byProcess(xs []float64, procs []int) (means []float64, of []int, ok bool) {
 	if len(procs) != len(xs) || slices.Contains(procs, 0) {
-		return nil, false
+		return nil, nil, false
 	}
-	var order []int
-	sum := map[int]float64{}
-	count := map[int]int{}
+	index := map[int]int{}
+	var counts []int
+	of = make([]int, len(xs))
 	for i, p := range procs {
-		if count[p] == 0 {
-			order = append(order, p)
+		g, seen := index[p]
+		if !seen {
+			g = len(means)
+			index[p] = g
+			means, counts = append(means, 0), append(counts, 0)
 		}
-		sum[p] += xs[i]
-		count[p]++
+		means[g] += xs[i]
+		counts[g]++
+		of[i] = g
 	}
-	if len(order) < 2 || len(order) == len(xs) {
-		return nil, false
+	if len(means) < 2 || len(means) == len(xs) {
+		return nil, nil, false
 	}
-	means := make([]float64, len(order))
-	for i, p := range order {
-		means[i] = sum[p] / float64(count[p])
+	for g := range means {
+		means[g] /= float64(counts[g])
 	}
-	return means, true
+	return means, of, true
 }
 
 // p is the two-sided p-value of no change, from the estimate: the test of

@@ -75,29 +75,26 @@ func ProcessSpread(base Cell, ch Change) (within, between float64, ok bool) {
 	if !paired || !slices.Equal(base.procs, ch.procs) {
 		return 0, 0, false
 	}
-	means, grouped := byProcess(d, base.procs)
+	means, of, grouped := byProcess(d, base.procs)
 	if !grouped {
 		return 0, 0, false
 	}
-	mean := map[int]float64{}
-	count := map[int]int{}
-	for i, p := range base.procs {
-		mean[p] += d[i]
-		count[p]++
-	}
-	var grand, ssw, ssb, sumSq float64
-	for _, x := range d {
-		grand += x
+	counts := make([]float64, len(means))
+	for _, g := range of {
+		counts[g]++
 	}
 	n, e := float64(len(d)), float64(len(means))
-	grand /= n
-	for p := range mean {
-		mean[p] /= float64(count[p])
-		ssb += float64(count[p]) * (mean[p] - grand) * (mean[p] - grand)
-		sumSq += float64(count[p] * count[p])
+	grand := 0.0
+	for _, x := range d {
+		grand += x / n
+	}
+	var ssw, ssb, sumSq float64
+	for g, m := range means {
+		ssb += counts[g] * (m - grand) * (m - grand)
+		sumSq += counts[g] * counts[g]
 	}
 	for i, x := range d {
-		ssw += (x - mean[base.procs[i]]) * (x - mean[base.procs[i]])
+		ssw += (x - means[of[i]]) * (x - means[of[i]])
 	}
 	msw, msb := ssw/(n-e), ssb/(e-1)
 	n0 := (n - sumSq/n) / (e - 1)

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -180,12 +181,12 @@ func TestRestartedServersAreTheSamples(t *testing.T) {
 func TestOneProcessIsNotGrouped(t *testing.T) {
 	xs := []float64{1, 2, 3, 4}
 	for _, procs := range [][]int{{1, 1, 1, 1}, {1, 2, 3, 4}, {1, 1, 0, 2}, {1, 2}} {
-		if m, ok := byProcess(xs, procs); ok {
+		if m, _, ok := byProcess(xs, procs); ok {
 			t.Errorf("processes %v grouped into %v", procs, m)
 		}
 	}
-	if m, ok := byProcess(xs, []int{2, 2, 1, 1}); !ok || m[0] != 1.5 || m[1] != 3.5 {
-		t.Errorf("processes 2 2 1 1: %v %t", m, ok)
+	if m, of, ok := byProcess(xs, []int{2, 2, 1, 1}); !ok || m[0] != 1.5 || m[1] != 3.5 || !slices.Equal(of, []int{0, 0, 1, 1}) {
+		t.Errorf("processes 2 2 1 1: %v %v %t", m, of, ok)
 	}
 }
 

@@ -27,21 +27,60 @@ const DefaultBudget = 30 * time.Minute
 
 // LookRuns is the runs a side at each look of a sequential routine of at
 // most looks looks, the first after first runs a side: each a quarter more
-// than the one before, rounded up to whole pairs of blocks (so that the
-// order stays balanced at every look), and at least one pair more. A
+// than the one before, every look a whole number of units (LookUnit: pairs
+// of blocks, so that the order stays balanced at every look, or whole
+// server processes) and at least one unit more than the one before. A
 // schedule that would pass MaxRuns ends before it: it may have fewer looks
 // than asked.
-func LookRuns(first, looks int) []int {
-	out := []int{first}
+func LookRuns(first, looks, unit int) []int {
+	out := []int{roundUp(first, unit)}
 	for len(out) < looks {
 		n := out[len(out)-1]
-		pairs := max(1, int(math.Ceil(float64(n)*(LookGrowth-1)/2)))
-		if n+2*pairs > MaxRuns {
+		step := max(unit, roundUp(int(math.Ceil(float64(n)*(LookGrowth-1))), unit))
+		if n+step > MaxRuns {
 			break
 		}
-		out = append(out, n+2*pairs)
+		out = append(out, n+step)
 	}
 	return out
+}
+
+// Schedule is the runs a side at each look of a sequential routine whose
+// first look comes after runs runs a side, of at most looks looks, that
+// restarts its servers every restartEvery blocks (0: never), and the unit
+// every look comes after a whole number of (LookUnit). With restarts the
+// looks come after whole server processes, the first after MinProcesses
+// of them at least. A routine of one look makes runs runs a side, as asked.
+func Schedule(runs, looks, restartEvery int) (schedule []int, unit int) {
+	if looks <= 1 || restartEvery <= 0 {
+		return LookRuns(runs, looks, 2), 2
+	}
+	unit = LookUnit(restartEvery)
+	return LookRuns(max(runs, MinProcesses*unit), looks, unit), unit
+}
+
+// MinProcesses is the server processes a side that the first look of a
+// sequential routine with --restart-every waits for. Its rows are tested
+// with a process a sample: with two processes a side the test has one
+// degree of freedom, and its intervals are too wide to decide anything
+// while the look still spends its share of the levels.
+const MinProcesses = 3
+
+// LookUnit is what every look of a sequential routine that restarts its
+// servers every restartEvery blocks (0: never) comes after a whole number
+// of: a pair of blocks, or whole server processes (in pairs of blocks).
+// A look in the middle of a process would test its first blocks as a
+// process of their own, noisier than the others and weighed as much.
+func LookUnit(restartEvery int) int {
+	if restartEvery <= 0 {
+		return 2
+	}
+	return roundUp(restartEvery, 2)
+}
+
+// roundUp is n rounded up to a whole number of units.
+func roundUp(n, unit int) int {
+	return (n + unit - 1) / unit * unit
 }
 
 // LooksMade is the looks a sequential routine made (and spent its levels

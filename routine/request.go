@@ -87,6 +87,7 @@ type Request struct {
 	unread             []string                    // what the sides' builds differ in that their server script does not read (Unread)
 	look               int                         // the look the routine stopped at (0: not sequential)
 	schedule           []int                       // the runs a side at each look (LookRuns)
+	unit               int                         // every look comes after a whole number of these blocks (LookUnit)
 	cut                bool                        // the look is a last one the budget cut short: it spends the levels left
 	stopped            string                      // why it stopped there
 	base               []string
@@ -124,7 +125,8 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 	if r.Looks == 0 {
 		r.Looks = map[bool]int{false: 1, true: DefaultLooks}[r.Budget > 0]
 	}
-	r.schedule = LookRuns(r.Runs, r.Looks)
+	r.schedule, r.unit = Schedule(r.Runs, r.Looks, r.RestartEvery)
+	r.Runs = r.schedule[0]
 	r.Looks = len(r.schedule)
 	sides, err := ParseSides(r.Baseline, r.Contenders)
 	if err != nil {
@@ -205,7 +207,7 @@ func (r Request) Do(ctx context.Context) (*compare.Verdict, error) {
 			fmt.Fprintln(r.Stdout, DuetWords)
 		}
 		if r.Looks > 1 {
-			fmt.Fprintf(r.Stdout, "Sequential: looks after %s runs a side, at most %d looks%s; the runs up to the last:\n", r.scheduleWords(), r.Looks, r.budgetWords())
+			fmt.Fprintf(r.Stdout, "Sequential: looks after %s runs a side%s, at most %d looks%s; the runs up to the last:\n", r.scheduleWords(), r.processWords(), r.Looks, r.budgetWords())
 		}
 		o := Options{Sides: resolved, KeepRunning: r.KeepRunning, WarmupRuns: r.WarmupRuns, RestartEvery: r.RestartEvery}
 		for _, p := range o.plan(Order(len(resolved), r.mostRuns(), r.Seed)) {
@@ -556,7 +558,7 @@ func (r *Request) run(ctx context.Context, sides []Side, resolved []Resolved, po
 	if r.Looks > 1 {
 		o.FirstLook = r.schedule[r.look]
 		o.Look = func(blocks int, warm time.Duration) (int, error) { return r.lookAt(blocks, time.Since(start), warm) }
-		fmt.Fprintf(r.Log, "routine: looks after %s runs a side until every gated row is decided (at most %d looks%s), the order drawn with --order-seed %d\n", r.scheduleWords(), r.Looks, r.budgetWords(), r.Seed)
+		fmt.Fprintf(r.Log, "routine: looks after %s runs a side%s until every gated row is decided (at most %d looks%s), the order drawn with --order-seed %d\n", r.scheduleWords(), r.processWords(), r.Looks, r.budgetWords(), r.Seed)
 	} else {
 		fmt.Fprintf(r.Log, "routine: %d runs a side, the order drawn with --order-seed %d\n", r.Runs, r.Seed)
 	}
@@ -698,7 +700,7 @@ func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (int, error) {
 	// the last whatever it finds: it spends the levels of the looks not
 	// made, as a look the budget cut short does. Time alone decides it, not
 	// the runs, so the levels still sum to α.
-	end := r.Budget > 0 && r.look < r.Looks && blocksIn(left, block) < 2
+	end := r.Budget > 0 && r.look < r.Looks && blocksIn(left, block, r.unit) < r.unit
 	if end {
 		r.cut = true
 	}
@@ -714,16 +716,16 @@ func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (int, error) {
 	case v.Status == compare.Passed:
 		r.stopped = "every gated row is proven within the limit"
 	case end:
-		r.stopped = fmt.Sprintf("another pair of blocks (about %s) would not fit in --budget %s: this look spent the levels left", (2 * block).Round(time.Second), r.Budget)
+		r.stopped = fmt.Sprintf("another %s (about %s) would not fit in --budget %s: this look spent the levels left", r.unitWords(), (time.Duration(r.unit) * block).Round(time.Second), r.Budget)
 	case r.cut:
 		r.stopped = "it was the last look that fit in --budget " + r.Budget.String()
 	case r.look == r.Looks:
 		r.stopped = "it was the last look"
-		if fit := blocksIn(left, block); r.Budget > 0 && fit >= 2 {
+		if fit := blocksIn(left, block, r.unit); r.Budget > 0 && fit >= r.unit {
 			// The routine stopped with time to spare: say how far more
 			// looks would have gone, which the user may choose next time.
 			more := 0
-			for s := LookRuns(r.Runs, r.Looks+more+1); len(s) > r.Looks+more && s[len(s)-1] <= blocks+fit; s = LookRuns(r.Runs, r.Looks+more+1) {
+			for s := LookRuns(r.schedule[0], r.Looks+more+1, r.unit); len(s) > r.Looks+more && s[len(s)-1] <= blocks+fit; s = LookRuns(r.schedule[0], r.Looks+more+1, r.unit) {
 				more++
 			}
 			r.stopped += fmt.Sprintf(", with %s of --budget %s left: about %d more runs a side would have fit", left.Round(time.Second), r.Budget, fit)
@@ -734,7 +736,7 @@ func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (int, error) {
 	default:
 		// Not one pair fitting ended the routine above (end), so the next
 		// look is the schedule's or a last one after the pairs that fit.
-		next, cut := nextLook(r.schedule[r.look], blocks, left, block, r.Budget > 0)
+		next, cut := nextLook(r.schedule[r.look], blocks, left, block, r.Budget > 0, r.unit)
 		if cut {
 			r.cut = true
 			fmt.Fprintf(r.Log, "routine: the next look (%d runs a side) would not fit in --budget %s: a last look after %d runs a side, with the levels left\n", r.schedule[r.look], r.Budget, next)
@@ -744,27 +746,45 @@ func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (int, error) {
 	return 0, nil
 }
 
+// processWords says why a routine that restarts its servers looks where
+// it does ("" for one that does not).
+func (r *Request) processWords() string {
+	if r.unit <= 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (after whole server processes of %d blocks, the first after %d: a process is a sample of the tests)", r.unit, MinProcesses)
+}
+
+// unitWords names the blocks a look comes after a whole number of.
+func (r *Request) unitWords() string {
+	if r.unit > 2 {
+		return fmt.Sprintf("server process a side (%d blocks)", r.unit)
+	}
+	return "pair of blocks"
+}
+
 // nextLook is where a sequential routine looks next after blocks blocks,
 // with left of its budget (if it has one) at block a block: at scheduled,
-// the next look of its schedule, if it fits; else, cut, after the pairs of
-// blocks that do fit, a last look at the levels the looks not made leave;
-// 0 when not even one pair fits.
-func nextLook(scheduled, blocks int, left, block time.Duration, budget bool) (next int, cut bool) {
+// the next look of its schedule, if it fits; else, cut, after the whole
+// units of blocks (LookUnit) that do fit, a last look at the levels the
+// looks not made leave; 0 when not even one unit fits.
+func nextLook(scheduled, blocks int, left, block time.Duration, budget bool, unit int) (next int, cut bool) {
 	if !budget || block*time.Duration(scheduled-blocks) <= left {
 		return scheduled, false
 	}
-	if fit := blocksIn(left, block); fit >= 2 {
+	if fit := blocksIn(left, block, unit); fit >= unit {
 		return blocks + fit, true
 	}
 	return 0, false
 }
 
-// blocksIn is the blocks, in whole pairs, that fit in left at block each.
-func blocksIn(left, block time.Duration) int {
+// blocksIn is the blocks, in whole units (LookUnit), that fit in left at
+// block each.
+func blocksIn(left, block time.Duration, unit int) int {
 	if left <= 0 || block <= 0 {
 		return 0
 	}
-	return int(left/block) / 2 * 2
+	return int(left/block) / unit * unit
 }
 
 // runOne is one run of a side, as bench run makes it: its output goes to

@@ -67,7 +67,7 @@ func TestStateChanged(t *testing.T) {
 // look tests at the next look's levels; the last look ends the routine and
 // is never counted.
 func TestLooksMade(t *testing.T) {
-	schedule := LookRuns(4, 6)
+	schedule := LookRuns(4, 6, 2)
 	if want := []int{4, 6, 8, 10, 14, 18}; !slices.Equal(schedule, want) {
 		t.Fatalf("LookRuns(4, 6) = %v, want %v", schedule, want)
 	}
@@ -90,12 +90,12 @@ func TestLookRuns(t *testing.T) {
 		{4, 1, []int{4}},
 		{MaxRuns / 2, 5, []int{5000, 6250, 7814, 9768}},
 	} {
-		if got := LookRuns(c.first, c.looks); !slices.Equal(got, c.want) {
+		if got := LookRuns(c.first, c.looks, 2); !slices.Equal(got, c.want) {
 			t.Errorf("LookRuns(%d, %d) = %v, want %v", c.first, c.looks, got, c.want)
 		}
 	}
 	for looks := 2; looks < 200; looks++ {
-		s := LookRuns(2, looks)
+		s := LookRuns(2, looks, 2)
 		for i := 1; i < len(s); i++ {
 			if d := s[i] - s[i-1]; d < 2 || d%2 != 0 || float64(s[i]) < float64(s[i-1])*LookGrowth {
 				t.Fatalf("LookRuns(2, %d): %d after %d", looks, s[i], s[i-1])
@@ -128,9 +128,50 @@ func TestNextLook(t *testing.T) {
 		{"the budget is spent", 14, -time.Second, true, 0, false},
 	} {
 		// After 10 blocks of 10 s each.
-		next, cut := nextLook(c.scheduled, 10, c.left, 10*time.Second, c.budget)
+		next, cut := nextLook(c.scheduled, 10, c.left, 10*time.Second, c.budget, 2)
 		if next != c.next || cut != c.cut {
 			t.Errorf("%s: next look after %d blocks (cut %v), want %d (%v)", c.name, next, cut, c.next, c.cut)
+		}
+	}
+	// Server processes of 8 blocks: after 24 blocks of 10 s each, a cut
+	// look comes after the whole processes that fit, or none.
+	for _, c := range []struct {
+		left time.Duration
+		next int
+		cut  bool
+	}{
+		{160 * time.Second, 32, false},
+		{79 * time.Second, 0, false},
+		{80 * time.Second, 32, false},
+	} {
+		if next, cut := nextLook(32, 24, c.left, 10*time.Second, true, 8); next != c.next || cut != c.cut {
+			t.Errorf("%s left after 3 processes of 8 blocks: next look after %d blocks (cut %v), want %d (%v)", c.left, next, cut, c.next, c.cut)
+		}
+	}
+	if next, cut := nextLook(48, 24, 170*time.Second, 10*time.Second, true, 8); next != 40 || !cut {
+		t.Errorf("170 s left, next look scheduled at 48: %d (cut %v), want a last look after 40", next, cut)
+	}
+}
+
+// TestScheduleInProcesses: a routine that restarts its servers every k
+// blocks looks after whole processes (in pairs of blocks), the first after
+// MinProcesses of them, and grows by at least a process; one of a single
+// look makes the runs asked, restarts or not.
+func TestScheduleInProcesses(t *testing.T) {
+	for _, c := range []struct {
+		runs, looks, every int
+		want               []int
+		unit               int
+	}{
+		{6, 14, 0, []int{6, 8, 10, 14, 18, 24, 30, 38, 48, 60, 76, 96, 120, 150}, 2},
+		{6, 6, 8, []int{24, 32, 40, 56, 72, 96}, 8},
+		{40, 3, 8, []int{40, 56, 72}, 8},
+		{6, 4, 3, []int{12, 16, 20, 28}, 4},
+		{6, 1, 8, []int{6}, 2},
+	} {
+		got, unit := Schedule(c.runs, c.looks, c.every)
+		if !slices.Equal(got, c.want) || unit != c.unit {
+			t.Errorf("Schedule(%d, %d, %d) = %v in units of %d, want %v in units of %d", c.runs, c.looks, c.every, got, unit, c.want, c.unit)
 		}
 	}
 }

@@ -777,7 +777,7 @@ func TestRoutineStopsWhenItKnows(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d\n%s\n%s", c.name, r.code, code, r.stdout, r.stderr)
 			continue
 		}
-		runs := routine.LookRuns(4, c.looks)[look-1]
+		runs := routine.LookRuns(4, c.looks, 2)[look-1]
 		want := fmt.Sprintf("Sequential: the routine stopped at look %d of at most %d (%d runs a side) ", look, c.looks, runs)
 		md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 		for what, text := range map[string]string{"stdout": r.stdout, "report.md": string(md)} {

@@ -7,9 +7,11 @@
 // (docs/weekly-regression.md, looks a quarter apart against looks after
 // every pair of blocks).
 //
-//	go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] [-cut N] RESULTS_DIR BASELINE CONTENDER
+//	go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] [-cut N] [-restart-every K] RESULTS_DIR BASELINE CONTENDER
 //
-// -schedule quarter is bench routine's (routine.LookRuns); pairs is the one
+// -schedule quarter is bench routine's (routine.Schedule, with -restart-every
+// K the looks after whole server processes as --restart-every K makes
+// them); pairs is the one
 // before 2026-12-06: a look after every pair of blocks. A look past the
 // blocks the records hold is not made: the replay says the routine would
 // have gone on. -cut N replays a budget that ended after N runs a side:
@@ -36,21 +38,23 @@ func main() {
 	first := flag.Int("first", 6, "runs a side at the first look")
 	looks := flag.Int("looks", routine.DefaultLooks, "the most looks (bench routine's default with a budget)")
 	cut := flag.Int("cut", 0, "the runs a side after which the budget ended (0: no budget)")
+	restartEvery := flag.Int("restart-every", 0, "with -schedule quarter, looks after whole server processes of this many blocks, as bench routine --restart-every makes them (0: after pairs of blocks)")
 	flag.Parse()
 	if flag.NArg() != 3 || *first < compare.MinRuns || *looks < 1 || *cut < 0 || (*schedule != "quarter" && *schedule != "pairs") {
-		fmt.Fprintln(os.Stderr, "usage: go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] [-cut N] RESULTS_DIR BASELINE CONTENDER")
+		fmt.Fprintln(os.Stderr, "usage: go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] [-cut N] [-restart-every K] RESULTS_DIR BASELINE CONTENDER")
 		os.Exit(2)
 	}
-	if err := replay(flag.Arg(0), []string{flag.Arg(1), flag.Arg(2)}, *paired, *failAbove, at(*schedule, *first, *looks), *cut); err != nil {
+	if err := replay(flag.Arg(0), []string{flag.Arg(1), flag.Arg(2)}, *paired, *failAbove, at(*schedule, *first, *looks, *restartEvery), *cut); err != nil {
 		fmt.Fprintln(os.Stderr, "lookreplay:", err)
 		os.Exit(1)
 	}
 }
 
 // at is the runs a side at each look of a schedule.
-func at(schedule string, first, looks int) []int {
+func at(schedule string, first, looks, restartEvery int) []int {
 	if schedule == "quarter" {
-		return routine.LookRuns(first, looks)
+		s, _ := routine.Schedule(first, looks, restartEvery)
+		return s
 	}
 	var out []int
 	for k := range looks {

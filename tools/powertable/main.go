@@ -36,6 +36,7 @@ import (
 type cell struct {
 	design, share string
 	setting       string
+	norelay       bool // the routines' clients went straight to the servers
 	exits         map[int]int
 	walls, runs   []float64
 	leans         []float64
@@ -77,10 +78,12 @@ func table(out string, w io.Writer) error {
 			continue
 		}
 		setting, _ := os.ReadFile(filepath.Join(d, "setting"))
-		k := m[1] + " " + m[2] + " " + string(setting)
+		_, err = os.Stat(filepath.Join(d, "norelay"))
+		norelay := err == nil
+		k := fmt.Sprint(m[1], " ", m[2], " ", string(setting), " ", norelay)
 		c := cells[k]
 		if c == nil {
-			c = &cell{design: m[1], share: m[2], setting: strings.TrimSpace(string(setting)), exits: map[int]int{}}
+			c = &cell{design: m[1], share: m[2], setting: strings.TrimSpace(string(setting)), norelay: norelay, exits: map[int]int{}}
 			cells[k] = c
 		}
 		n, _ := strconv.Atoi(strings.TrimSpace(string(code)))
@@ -122,7 +125,10 @@ func table(out string, w io.Writer) error {
 		if x != y {
 			return x < y
 		}
-		return a.setting < b.setting
+		if a.setting != b.setting {
+			return a.setting < b.setting
+		}
+		return !a.norelay && b.norelay
 	})
 	fmt.Fprintln(w, "| design | contender slower by (share asked) | routines | caught (exit 1) | passed (exit 0) | inconclusive (exit 4) | wall time, median | runs a side, median | gated latency rows, median ratio [range over routines] | the holds took, share of server time, median [range] | server time a response, contender/baseline, median [range] |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
@@ -158,7 +164,12 @@ func table(out string, w io.Writer) error {
 		if len(c.runs) > 0 {
 			runs = fmt.Sprintf("%g", stats.Median(c.runs))
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
+		design := c.design
+		if c.norelay {
+			design += ", no relay"
+			took, servedBy = "no relay", "no relay"
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
 			wall, runs, lean, took, servedBy)
 	}
 	return nil

@@ -34,27 +34,13 @@ func TestServedRatio(t *testing.T) {
 // folder holds "setting") is not counted with the A/As of the same share 0,
 // and its row names the setting.
 func TestSettingIsACellOfItsOwn(t *testing.T) {
-	out := t.TempDir()
-	write := func(dir, name, text string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Join(out, dir), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(out, dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("duet-0-1", "exit", "0\n")
-	write("duet-0-2", "exit", "0\n")
-	write("duet-0-3", "exit", "1\n")
-	write("duet-0-3", "setting", "max_tsblock_line_number=100\n")
-	var b strings.Builder
-	if err := table(out, &b); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	lines := tableOf(t, map[string]map[string]string{
+		"duet-0-1": {"exit": "0\n"},
+		"duet-0-2": {"exit": "0\n"},
+		"duet-0-3": {"exit": "1\n", "setting": "max_tsblock_line_number=100\n"},
+	})
 	if len(lines) != 4 {
-		t.Fatalf("want a header, a rule and two cells, got:\n%s", b.String())
+		t.Fatalf("want a header, a rule and two cells, got:\n%s", strings.Join(lines, "\n"))
 	}
 	if !strings.HasPrefix(lines[2], "| duet | 0 (A/A) | 2 | 0 (0–84%) | 2 (16–100%) |") {
 		t.Errorf("the A/A cell: %s", lines[2])
@@ -62,6 +48,48 @@ func TestSettingIsACellOfItsOwn(t *testing.T) {
 	if !strings.HasPrefix(lines[3], "| duet | setting max_tsblock_line_number=100 | 1 | 1 (2–100%) | 0 (0–98%) |") {
 		t.Errorf("the setting's cell: %s", lines[3])
 	}
+}
+
+// TestNoRelayIsACellOfItsOwn: A/As whose clients went straight to their
+// servers (power-curve's NORELAY, a file "norelay") are not counted with
+// the relayed A/As of the same design, and their row says so.
+func TestNoRelayIsACellOfItsOwn(t *testing.T) {
+	lines := tableOf(t, map[string]map[string]string{
+		"defaultrestart-0-1": {"exit": "0\n", "relay": "delayrelay: held 1 responses\n"},
+		"defaultrestart-0-2": {"exit": "4\n", "norelay": "no relay\n"},
+		"defaultrestart-0-3": {"exit": "0\n", "norelay": "no relay\n"},
+	})
+	if len(lines) != 4 {
+		t.Fatalf("want a header, a rule and two cells, got:\n%s", strings.Join(lines, "\n"))
+	}
+	if !strings.HasPrefix(lines[2], "| defaultrestart | 0 (A/A) | 1 |") {
+		t.Errorf("the relayed cell: %s", lines[2])
+	}
+	if !strings.HasPrefix(lines[3], "| defaultrestart, no relay | 0 (A/A) | 2 | 0 (0–84%) | 1 (1–99%) | 1 (1–99%) |") || !strings.HasSuffix(lines[3], "| no relay | no relay |") {
+		t.Errorf("the cell without relays: %s", lines[3])
+	}
+}
+
+// tableOf is powertable's lines for routine folders holding files (a
+// folder's name, then each file's name and text).
+func tableOf(t *testing.T, folders map[string]map[string]string) []string {
+	t.Helper()
+	out := t.TempDir()
+	for dir, files := range folders {
+		if err := os.MkdirAll(filepath.Join(out, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, text := range files {
+			if err := os.WriteFile(filepath.Join(out, dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var b strings.Builder
+	if err := table(out, &b); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(b.String()), "\n")
 }
 
 // A routine cut off before its summary leaves an exit code and nothing to

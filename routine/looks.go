@@ -56,7 +56,7 @@ func Schedule(runs, looks, restartEvery int) (schedule []int, unit int) {
 		return LookRuns(runs, looks, 2), 2
 	}
 	unit = LookUnit(restartEvery)
-	return LookRuns(max(runs, MinProcesses*unit), looks, unit), unit
+	return LookRuns(max(runs, MinProcesses*restartEvery), looks, unit), unit
 }
 
 // MinProcesses is the server processes a side that the first look of a
@@ -68,14 +68,18 @@ const MinProcesses = 3
 
 // LookUnit is what every look of a sequential routine that restarts its
 // servers every restartEvery blocks (0: never) comes after a whole number
-// of: a pair of blocks, or whole server processes (in pairs of blocks).
-// A look in the middle of a process would test its first blocks as a
-// process of their own, noisier than the others and weighed as much.
+// of: a pair of blocks, or whole server processes that make whole pairs
+// (two processes of an odd number of blocks). A look in the middle of a
+// process would test its first blocks as a process of their own, noisier
+// than the others and weighed as much.
 func LookUnit(restartEvery int) int {
-	if restartEvery <= 0 {
+	switch {
+	case restartEvery <= 0:
 		return 2
+	case restartEvery%2 == 1:
+		return 2 * restartEvery
 	}
-	return roundUp(restartEvery, 2)
+	return restartEvery
 }
 
 // roundUp is n rounded up to a whole number of units.

@@ -154,8 +154,8 @@ func TestNextLook(t *testing.T) {
 }
 
 // TestScheduleInProcesses: a routine that restarts its servers every k
-// blocks looks after whole processes (in pairs of blocks), the first after
-// MinProcesses of them, and grows by at least a process; one of a single
+// blocks looks after whole processes (in pairs of blocks: two processes
+// at a time when k is odd), the first after MinProcesses of them at least, and grows by at least a process; one of a single
 // look makes the runs asked, restarts or not.
 func TestScheduleInProcesses(t *testing.T) {
 	for _, c := range []struct {
@@ -166,7 +166,8 @@ func TestScheduleInProcesses(t *testing.T) {
 		{6, 14, 0, []int{6, 8, 10, 14, 18, 24, 30, 38, 48, 60, 76, 96, 120, 150}, 2},
 		{6, 6, 8, []int{24, 32, 40, 56, 72, 96}, 8},
 		{40, 3, 8, []int{40, 56, 72}, 8},
-		{6, 4, 3, []int{12, 16, 20, 28}, 4},
+		{6, 4, 3, []int{12, 18, 24, 30}, 6},
+		{30, 3, 5, []int{30, 40, 50}, 10},
 		{6, 1, 8, []int{6}, 2},
 	} {
 		got, unit := Schedule(c.runs, c.looks, c.every)

@@ -917,6 +917,30 @@ func TestRoutineDefaultDesign(t *testing.T) {
 	}
 }
 
+// TestRoutineRestartLooks: a sequential routine that restarts its servers
+// looks only after whole server processes, the first after three a side,
+// and says so before it begins; --runs then gives no smaller first look.
+func TestRoutineRestartLooks(t *testing.T) {
+	args := []string{"routine", "-c", "examples/weekly-iotdb.properties", "--baseline", "a=iotdb:2.0.10", "--contender", "b=iotdb:2.0.10", "--aa", "--dry-run", "--restart-every", "8"}
+	for _, c := range []struct {
+		more       []string
+		first, seq string
+	}{
+		{nil, "Routine: 24 runs a side", "Sequential: looks after 24, 32, 40, 56, …, 600 runs a side (after whole server processes of 8 blocks, the first after 3: a process is a sample of the tests), at most 14 looks, within --budget 30m0s"},
+		{[]string{"--runs", "10", "--budget", "1h", "--looks", "3"}, "Routine: 24 runs a side", "Sequential: looks after 24, 32, 40 runs a side (after whole server processes of 8 blocks, the first after 3"},
+	} {
+		r := bench(t, append(append(slices.Clone(args), c.more...), "--out", t.TempDir())...)
+		if r.code != 0 || !strings.Contains(r.stdout, c.first) || !strings.Contains(r.stdout, c.seq) {
+			t.Errorf("%v: exit %d, want %q and %q:\n%s\n%s", c.more, r.code, c.first, c.seq, r.stdout, r.stderr)
+		}
+	}
+	// One look, no budget: exactly the runs asked, restarts or not.
+	r := bench(t, append(slices.Clone(args), "--runs", "6", "--out", t.TempDir())...)
+	if r.code != 0 || !strings.Contains(r.stdout, "Routine: 6 runs a side") || strings.Contains(r.stdout, "Sequential:") {
+		t.Errorf("--runs 6: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 func TestRoutineDuet(t *testing.T) {
 	out := t.TempDir()
 	r := bench(t, append(slices.Clone(small), "--set", "DB_SWITCH=Null", "--set", "NULL_DELAY_MS=10", "--set", "VERIFY=false", "--set", "QUERY_ROUNDS=1", "--set", "QUERY_LOOP=3",

@@ -32,9 +32,9 @@ type Request struct {
 	Sets, SideSets []string // --set KEY=VALUE, --side-set NAME:KEY=VALUE
 	Baseline       string   // NAME=SERVER
 	Contenders     []string // NAME=SERVER each
-	Runs           int      // runs a side (rounded up to even); with looks, the runs of the first look
+	Runs           int      // runs a side (rounded up to even); with looks, the runs of the first look (Schedule: with RestartEvery at least MinProcesses processes)
 	// Budget and Looks make the routine sequential: after Runs runs a side
-	// and at the runs of LookRuns from there it compares what it has (each
+	// and at the runs of Schedule from there it compares what it has (each
 	// look at the levels compare.Options.AtLook spends) and stops when every
 	// gated row is decided, at the last of Looks looks, or when the budget
 	// ends (0: no limit): if the next look would not fit in it, a last look
@@ -86,7 +86,7 @@ type Request struct {
 	oneServer          bool                        // a side's runs all met one server process (kept running, never restarted)
 	unread             []string                    // what the sides' builds differ in that their server script does not read (Unread)
 	look               int                         // the look the routine stopped at (0: not sequential)
-	schedule           []int                       // the runs a side at each look (LookRuns)
+	schedule           []int                       // the runs a side at each look (Schedule)
 	unit               int                         // every look comes after a whole number of these blocks (LookUnit)
 	cut                bool                        // the look is a last one the budget cut short: it spends the levels left
 	stopped            string                      // why it stopped there
@@ -696,7 +696,7 @@ func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (int, error) {
 	r.look++
 	block := (elapsed - warm) / time.Duration(blocks) // the blocks so far, on average
 	left := r.Budget - elapsed
-	// A look after which not one more pair of blocks fits in the budget is
+	// A look after which not one more unit of blocks (LookUnit) fits in the budget is
 	// the last whatever it finds: it spends the levels of the looks not
 	// made, as a look the budget cut short does. Time alone decides it, not
 	// the runs, so the levels still sum to α.
@@ -734,8 +734,8 @@ func (r *Request) lookAt(blocks int, elapsed, warm time.Duration) (int, error) {
 			}
 		}
 	default:
-		// Not one pair fitting ended the routine above (end), so the next
-		// look is the schedule's or a last one after the pairs that fit.
+		// Not one unit (LookUnit) fitting ended the routine above (end), so
+		// the next look is the schedule's or a last one after the units that fit.
 		next, cut := nextLook(r.schedule[r.look], blocks, left, block, r.Budget > 0, r.unit)
 		if cut {
 			r.cut = true

@@ -7,7 +7,7 @@
 // (docs/weekly-regression.md, looks a quarter apart against looks after
 // every pair of blocks).
 //
-//	go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] [-cut N] [-restart-every K] RESULTS_DIR BASELINE CONTENDER
+//	go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] [-cut N] [-restart-every K] [-show TEXT] RESULTS_DIR BASELINE CONTENDER
 //
 // -schedule quarter is bench routine's (routine.Schedule, with -restart-every
 // K the looks after whole server processes as --restart-every K makes
@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/tsbench/tsbench/catalog"
 	"github.com/tsbench/tsbench/compare"
@@ -38,13 +39,14 @@ func main() {
 	first := flag.Int("first", 6, "runs a side at the first look")
 	looks := flag.Int("looks", routine.DefaultLooks, "the most looks (bench routine's default with a budget)")
 	cut := flag.Int("cut", 0, "the runs a side after which the budget ended (0: no budget)")
+	show := flag.String("show", "", "also print, at each look, the gated rows whose name holds this text (e.g. \"all operations\")")
 	restartEvery := flag.Int("restart-every", 0, "with -schedule quarter, looks after whole server processes of this many blocks, as bench routine --restart-every makes them (0: after pairs of blocks)")
 	flag.Parse()
 	if flag.NArg() != 3 || *first < compare.MinRuns || *looks < 1 || *cut < 0 || (*schedule != "quarter" && *schedule != "pairs") {
-		fmt.Fprintln(os.Stderr, "usage: go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] [-cut N] [-restart-every K] RESULTS_DIR BASELINE CONTENDER")
+		fmt.Fprintln(os.Stderr, "usage: go run ./tools/lookreplay [-paired] [-fail-above 10] [-schedule quarter|pairs] [-first 6] [-looks 14] [-cut N] [-restart-every K] [-show TEXT] RESULTS_DIR BASELINE CONTENDER")
 		os.Exit(2)
 	}
-	if err := replay(flag.Arg(0), []string{flag.Arg(1), flag.Arg(2)}, *paired, *failAbove, at(*schedule, *first, *looks, *restartEvery), *cut); err != nil {
+	if err := replay(flag.Arg(0), []string{flag.Arg(1), flag.Arg(2)}, *paired, *failAbove, at(*schedule, *first, *looks, *restartEvery), *cut, *show); err != nil {
 		fmt.Fprintln(os.Stderr, "lookreplay:", err)
 		os.Exit(1)
 	}
@@ -63,7 +65,7 @@ func at(schedule string, first, looks, restartEvery int) []int {
 	return out
 }
 
-func replay(dir string, labels []string, paired bool, failAbove float64, schedule []int, cut int) error {
+func replay(dir string, labels []string, paired bool, failAbove float64, schedule []int, cut int, show string) error {
 	runs, err := catalog.OpenSides(dir, labels)
 	if err != nil {
 		return err
@@ -100,6 +102,13 @@ func replay(dir string, labels []string, paired bool, failAbove float64, schedul
 		}
 		v := cmp.Decide(failAbove, compare.UntestedFail)
 		fmt.Printf("look %d of %d (%d runs a side, intervals at %.4g%%): %s\n", k+1, len(schedule), n, 100*opt.Confidence, v.Headline)
+		if show != "" {
+			for _, j := range v.Rows {
+				if strings.Contains(j.Where(), show) {
+					fmt.Println("  " + j.Line())
+				}
+			}
+		}
 		if v.Status == compare.Passed || v.Status == compare.Regression {
 			return nil
 		}

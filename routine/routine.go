@@ -241,6 +241,16 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		fmt.Fprintf(o.Log, "routine: every side's server started in %.1f s\n", time.Since(t0).Seconds())
 	}
 	all := o.plan(slots)
+	// last is each side's last planned run. A run's server is stopped after
+	// it, and but for the last run the next start wipes its state. A wipe
+	// ends the server at once, where a stop makes it flush data about to be
+	// deleted (an IoTDB stop took about 13 s), so a run that is not its
+	// side's last, or in a block a look follows (which may end the
+	// routine), wipes its server instead; those keep their state and logs.
+	last := map[int]int{}
+	for k, p := range all {
+		last[p.Side] = k
+	}
 	measuredFrom := time.Now()
 	size := 1 // the runs made at once: a duet's block, else one
 	if o.Duet {
@@ -266,12 +276,15 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 			job           Job
 			srv, up       *provision.Server
 			runErr, after error
+			// wipe: the side runs again, on a wiped server (last)
+			wipe bool
 		}
 		var group []*run
 		for k := g; k < g+size && k < len(all); k++ {
 			sl := all[k].Slot
 			side := o.Sides[sl.Side]
-			r := &run{sl: sl, i: all[k].i, warmup: all[k].warmup}
+			// A look may end the routine after the block it follows.
+			r := &run{sl: sl, i: all[k].i, warmup: all[k].warmup, wipe: !o.KeepState && last[sl.Side] != k && !(o.Look != nil && all[k].warmup == 0 && sl.Block == next)}
 			r.which = fmt.Sprintf("run %d of %d", r.i+1, len(slots))
 			if r.warmup > 0 {
 				r.which = fmt.Sprintf("warm-up run %d", r.warmup)
@@ -378,6 +391,10 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 			side := o.Sides[r.sl.Side]
 			switch {
 			case r.up != nil: // kept running
+			case r.srv != nil && r.wipe && r.runErr == nil && ctx.Err() == nil:
+				// A failed or interrupted run's server is stopped and
+				// kept, with its logs.
+				r.after = r.srv.Run(context.WithoutCancel(ctx), "wipe", o.Log, o.Log)
 			case r.srv != nil:
 				r.after = r.srv.Run(context.WithoutCancel(ctx), "stop", o.Log, o.Log)
 			case side.Form == External:

@@ -32,8 +32,9 @@ runs a side and again as the runs grow, until every gated row is decided or
 the half hour ends. A duet fits when every side is a server the routine
 starts (not external, not embedded) that can be kept running
 (IS_DELETE_DATA=true) and can clear its caches; where none fits the routine
-says why, and each run gets a server started from a wiped state folder and
-stopped after it. --duet=false, --keep-running or --cold choose another
+says why, and each run gets a server started from a wiped state folder,
+wiped at once after it where its side runs again (no shutdown's flush of
+data about to be deleted), else stopped and kept with its logs. --duet=false, --keep-running or --cold choose another
 design; --runs N without --budget makes exactly N runs a side.
 
 A SERVER is one of:

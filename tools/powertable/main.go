@@ -9,7 +9,9 @@
 // 2026-12-06 said only what it asked), and the contender's server time a
 // response against the baseline's (the two relays' last lines): a held
 // side's server has fewer requests in hand at a time and answers faster,
-// which takes back part of what the holds add. A routine of a real
+// which takes back part of what the holds add; and what share of the wall
+// time the servers' steps (starts, restarts, stops) and the warm-up runs
+// took, from each summary's "Wall time" line. A routine of a real
 // setting change (power-curve's SETTING: its folder holds a file "setting")
 // is a cell of its own, named by the setting.
 //
@@ -42,6 +44,9 @@ type cell struct {
 	leans         []float64
 	took          []float64
 	served        []float64
+	// servers and warmups are the shares of a routine's wall time its
+	// servers' steps (start, restarts, stop) and its warm-up runs took.
+	servers, warmups []float64
 }
 
 var (
@@ -49,8 +54,12 @@ var (
 	cellName = regexp.MustCompile(`^(fixed|budget|keep|keepbudget|clear|clearbudget|duet|duetbudget|duetrestart|default|defaultrestart)-([0-9.]+)-[0-9]+$`)
 	wallLine = regexp.MustCompile(`(?m)^Wall time (\S+):`)
 	runsLine = regexp.MustCompile(`(?m)^Routine: .*?, (\d+) runs a side`)
-	tookLine = regexp.MustCompile(`, took \S+ \(([0-9.]+) of it\)`)
-	served   = regexp.MustCompile(`of the server's (\S+)\)`)
+	// The parts of the wall time: "starting/stopping/wiping them around the
+	// runs 4m27s" and "the warm-up runs 4m9s".
+	serversPart = regexp.MustCompile(`(?m)^Wall time .*?around the runs (\S+?),`)
+	warmupsPart = regexp.MustCompile(`(?m)^Wall time .*?the warm-up runs (\S+?) `)
+	tookLine    = regexp.MustCompile(`, took \S+ \(([0-9.]+) of it\)`)
+	served      = regexp.MustCompile(`of the server's (\S+)\)`)
 )
 
 func main() {
@@ -90,8 +99,10 @@ func table(out string, w io.Writer) error {
 		c.exits[n]++
 		sum, _ := os.ReadFile(filepath.Join(d, "summary.txt"))
 		if w := wallLine.FindSubmatch(sum); w != nil {
-			if dur, err := time.ParseDuration(string(w[1])); err == nil {
+			if dur, err := time.ParseDuration(string(w[1])); err == nil && dur > 0 {
 				c.walls = append(c.walls, dur.Minutes())
+				c.servers = append(c.servers, part(serversPart, sum, dur))
+				c.warmups = append(c.warmups, part(warmupsPart, sum, dur))
 			}
 		}
 		if r := runsLine.FindSubmatch(sum); r != nil {
@@ -130,8 +141,8 @@ func table(out string, w io.Writer) error {
 		}
 		return !a.norelay && b.norelay
 	})
-	fmt.Fprintln(w, "| design | contender slower by (share asked) | routines | caught (exit 1) | passed (exit 0) | inconclusive (exit 4) | wall time, median | runs a side, median | gated latency rows, median ratio [range over routines] | the holds took, share of server time, median [range] | server time a response, contender/baseline, median [range] |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| design | contender slower by (share asked) | routines | caught (exit 1) | passed (exit 0) | inconclusive (exit 4) | wall time, median | runs a side, median | servers' steps / warm-up runs, share of the wall time, medians | gated latency rows, median ratio [range over routines] | the holds took, share of server time, median [range] | server time a response, contender/baseline, median [range] |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, k := range keys {
 		c := cells[k]
 		n := c.exits[0] + c.exits[1] + c.exits[4]
@@ -157,9 +168,10 @@ func table(out string, w io.Writer) error {
 		}
 		// A routine stopped before its summary was written has an exit
 		// code but no wall time: say so rather than print a median of nothing.
-		wall, runs := "not recorded", "not recorded"
+		wall, runs, lifecycle := "not recorded", "not recorded", "not recorded"
 		if len(c.walls) > 0 {
 			wall = fmt.Sprintf("%.1f min", stats.Median(c.walls))
+			lifecycle = fmt.Sprintf("%.2f / %.2f", stats.Median(c.servers), stats.Median(c.warmups))
 		}
 		if len(c.runs) > 0 {
 			runs = fmt.Sprintf("%g", stats.Median(c.runs))
@@ -169,10 +181,24 @@ func table(out string, w io.Writer) error {
 			design += ", no relay"
 			took, servedBy = "no relay", "no relay"
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
-			wall, runs, lean, took, servedBy)
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", design, what, n, rate(c.exits[1], n), rate(c.exits[0], n), rate(c.exits[4], n),
+			wall, runs, lifecycle, lean, took, servedBy)
 	}
 	return nil
+}
+
+// part is the share of wall the part of a summary's wall time line that
+// re matches took (0 where the line does not name it: no warm-up runs).
+func part(re *regexp.Regexp, sum []byte, wall time.Duration) float64 {
+	m := re.FindSubmatch(sum)
+	if m == nil {
+		return 0
+	}
+	d, err := time.ParseDuration(string(m[1]))
+	if err != nil {
+		return 0
+	}
+	return d.Seconds() / wall.Seconds()
 }
 
 // medianRange is "median [min–max]" of xs, which it sorts.

@@ -137,3 +137,27 @@ func TestEveryDesignIsACell(t *testing.T) {
 		}
 	}
 }
+
+// TestLifecycleShares: the servers' steps and the warm-up runs are read
+// from each summary's wall time line as shares of it, and their medians
+// printed; a summary without warm-up runs counts 0 for them.
+func TestLifecycleShares(t *testing.T) {
+	wall := func(servers, warmups string) string {
+		s := "Gate passed\nWall time 20m0s: making the servers ready 0s, starting/stopping/wiping them around the runs " + servers + ", the runs 14m0s (measured phases 14m0s)"
+		if warmups != "" {
+			s += ", the warm-up runs " + warmups + " (not compared)"
+		}
+		return s + "\n"
+	}
+	lines := tableOf(t, map[string]map[string]string{
+		"default-0-1": {"exit": "0\n", "summary.txt": wall("2m0s", "4m0s")},
+		"default-0-2": {"exit": "0\n", "summary.txt": wall("4m0s", "")},
+		"default-0-3": {"exit": "0\n", "summary.txt": wall("3m0s", "2m0s")},
+	})
+	if len(lines) != 3 {
+		t.Fatalf("want a header, a rule and one cell, got:\n%s", strings.Join(lines, "\n"))
+	}
+	if !strings.Contains(lines[2], "| 20.0 min | not recorded | 0.15 / 0.10 |") {
+		t.Errorf("want the servers' steps at a median 0.15 of the wall time and the warm-ups at 0.10: %s", lines[2])
+	}
+}

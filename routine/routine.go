@@ -276,7 +276,8 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 			job           Job
 			srv, up       *provision.Server
 			runErr, after error
-			// wipe: the side runs again, on a wiped server (last)
+			// wipe ends the run's server with a wipe, not a stop: its
+			// side runs again from one (last)
 			wipe bool
 		}
 		var group []*run

@@ -241,16 +241,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		fmt.Fprintf(o.Log, "routine: every side's server started in %.1f s\n", time.Since(t0).Seconds())
 	}
 	all := o.plan(slots)
-	// last is each side's last planned run. A run's server is stopped after
-	// it, and but for the last run the next start wipes its state. A wipe
-	// ends the server at once, where a stop makes it flush data about to be
-	// deleted (an IoTDB stop took about 13 s), so a run that is not its
-	// side's last, or in a block a look follows (which may end the
-	// routine), wipes its server instead; those keep their state and logs.
-	last := map[int]int{}
-	for k, p := range all {
-		last[p.Side] = k
-	}
+	last := lastRuns(all)
 	measuredFrom := time.Now()
 	size := 1 // the runs made at once: a duet's block, else one
 	if o.Duet {
@@ -284,8 +275,7 @@ func Run(ctx context.Context, o Options) (tm Timing, err error) {
 		for k := g; k < g+size && k < len(all); k++ {
 			sl := all[k].Slot
 			side := o.Sides[sl.Side]
-			// A look may end the routine after the block it follows.
-			r := &run{sl: sl, i: all[k].i, warmup: all[k].warmup, wipe: !o.KeepState && last[sl.Side] != k && !(o.Look != nil && all[k].warmup == 0 && sl.Block == next)}
+			r := &run{sl: sl, i: all[k].i, warmup: all[k].warmup, wipe: o.wipeAfter(all, last, k, next)}
 			r.which = fmt.Sprintf("run %d of %d", r.i+1, len(slots))
 			if r.warmup > 0 {
 				r.which = fmt.Sprintf("warm-up run %d", r.warmup)
@@ -497,14 +487,35 @@ func (o Options) plan(slots []Slot) []planned {
 	return out
 }
 
-// restart stops every kept-running server and starts it again, from
-// fresh state unless kept: the sides' next runs measure new processes. The
-// sides' servers stop together and start together, as a duet's lifecycle
-// is made: a restart of two IoTDB servers one after the other took about
-// a minute, which a routine that restarts often pays many times. A server
-// whose state the start wipes is not stopped first: the wipe ends it
-// without the shutdown's flush, which would write data about to be
-// deleted (an IoTDB stop took about 13 s).
+// lastRuns is each side's last run in the plan, by its index there.
+func lastRuns(all []planned) map[int]int {
+	last := map[int]int{}
+	for k, p := range all {
+		last[p.Side] = k
+	}
+	return last
+}
+
+// wipeAfter says whether run k of the plan ends with a wipe of its server
+// instead of a stop (a server started for the run, not kept running). The
+// side's next run starts from a wipe anyway, and a wipe ends the server at
+// once, where a stop makes it flush data about to be deleted (an IoTDB stop
+// took about 13 s). A side's last run, one in the block a look follows
+// (next: that look may end the routine) and any run with --keep-state end
+// with a stop, their state and logs kept.
+func (o Options) wipeAfter(all []planned, last map[int]int, k, next int) bool {
+	p := all[k]
+	return !o.KeepState && last[p.Side] != k && !(o.Look != nil && p.warmup == 0 && p.Block == next)
+}
+
+// restart ends every kept-running server and starts it again, from fresh
+// state unless kept: the sides' next runs measure new processes. The sides'
+// servers end together and start together, as a duet's lifecycle is made:
+// a restart of two IoTDB servers one after the other took about a minute,
+// which a routine that restarts often pays many times. A server whose state
+// the start wipes is ended by that wipe, not stopped first: a stop would
+// flush data about to be deleted (an IoTDB stop took about 13 s). With
+// --keep-state the servers are stopped, then started on their data.
 func (o Options) restart(ctx context.Context, running map[int]*provision.Server) error {
 	if o.KeepState {
 		if err := o.together(running, "restart its server", func(srv provision.Server, w io.Writer) error {

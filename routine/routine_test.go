@@ -433,3 +433,33 @@ func TestPlanRestarts(t *testing.T) {
 		}
 	}
 }
+
+// TestWipeAfter: a run whose side runs again from a wipe ends with the
+// wipe (no shutdown's flush of data about to be deleted); a side's last
+// run, the runs of a block a look follows (it may end the routine) and
+// every run with --keep-state end with a stop, their state and logs kept.
+func TestWipeAfter(t *testing.T) {
+	sides := []Resolved{{Side: Side{Name: "a"}}, {Side: Side{Name: "b"}}}
+	slots := Order(2, 3, 1)
+	look := func(int, time.Duration) (int, error) { return 0, nil }
+	for _, c := range []struct {
+		name string
+		o    Options
+		next int // the block the next look follows (0: none)
+		want string
+	}{
+		{"turns, no look", Options{Sides: sides}, 0, "W W W W S S"},
+		{"a look after block 2", Options{Sides: sides, Look: look}, 2, "W W S S S S"},
+		{"--keep-state", Options{Sides: sides, KeepState: true}, 0, "S S S S S S"},
+	} {
+		all := c.o.plan(slots)
+		last := lastRuns(all)
+		var got []string
+		for k := range all {
+			got = append(got, map[bool]string{true: "W", false: "S"}[c.o.wipeAfter(all, last, k, c.next)])
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%s: %s, want %s (W: wiped after the run, S: stopped)", c.name, g, c.want)
+		}
+	}
+}

@@ -27,6 +27,8 @@ import (
 	"slices"
 	"sort"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/tsbench/tsbench/compare"
 	"github.com/tsbench/tsbench/record"
 )
@@ -73,6 +75,23 @@ func main() {
 		}
 		w, m := math.Sqrt(s.warm/float64(s.nWarm)), math.Sqrt(s.measured/float64(s.nMeasured))
 		fmt.Printf("| %s (%s) | %d | %d | %.2f%% | %.2f%% | %.2f | %+.2f%% |\n", f.metric, f.phase, s.nWarm, s.nMeasured, 100*w, 100*m, w/m, 100*s.warmSigned/float64(s.nWarm))
+	}
+}
+
+// add pools one process's figure: w its warm-up block's log-ratio, xs its
+// measured blocks'. The warm-up block's distance is from the mean of xs; a
+// measured block's from the mean of the others, so that a warm-up block
+// like any measured one lies about as far.
+func (s *sums) add(w float64, xs []float64) {
+	d := w - stat.Mean(xs, nil)
+	s.warm += d * d
+	s.warmSigned += d
+	s.nWarm++
+	for i := range xs {
+		others := append(slices.Clone(xs[:i]), xs[i+1:]...)
+		e := xs[i] - stat.Mean(others, nil)
+		s.measured += e * e
+		s.nMeasured++
 	}
 }
 
@@ -139,21 +158,10 @@ func add(dir, baseline, contender string, all map[figure]*sums) error {
 				continue
 			}
 			f := figure{k.Metric, k.Phase}
-			s := all[f]
-			if s == nil {
-				s = &sums{}
-				all[f] = s
+			if all[f] == nil {
+				all[f] = &sums{}
 			}
-			d := wv - mean(xs)
-			s.warm += d * d
-			s.warmSigned += d
-			s.nWarm++
-			for i := range xs {
-				others := append(slices.Clone(xs[:i]), xs[i+1:]...)
-				e := xs[i] - mean(others)
-				s.measured += e * e
-				s.nMeasured++
-			}
+			all[f].add(wv, xs)
 		}
 	}
 	return nil
@@ -165,31 +173,18 @@ func wanted(k compare.Key) bool {
 	return k.Metric == "throughput" || k.Metric == "mean latency" || k.Metric == "50th percentile latency" || k.Metric == "99th percentile latency"
 }
 
+// load is the routine's records of a folder that name their server
+// process (a routine that restarted its servers).
 func load(dir string) ([]*record.Record, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
+	recs, damaged := record.Store{Dir: dir}.List()
+	if len(damaged) > 0 {
+		return nil, fmt.Errorf("%s: %v", dir, damaged[0])
 	}
 	var out []*record.Record
-	for _, f := range files {
-		if filepath.Base(f) == "index.json" {
-			continue
-		}
-		r, err := record.Load(f)
-		if err != nil {
-			continue
-		}
+	for _, r := range recs {
 		if r.Routine != nil && r.Routine.Process > 0 {
 			out = append(out, r)
 		}
 	}
 	return out, nil
-}
-
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
